@@ -1,0 +1,3 @@
+from openrepro.cli import main
+
+main()

@@ -1,0 +1,76 @@
+"""The ``openrepro`` command line: a thin Typer layer, one module per noun."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+from openrepro import __version__
+from openrepro.cli import db, demo, init, papers
+from openrepro.cli._common import err_console
+from openrepro.errors import OpenReproError
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="openrepro",
+    help="Run a community, claim-by-claim reproduction challenge of a research conference.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"openrepro {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    ctx: typer.Context,
+    directory: Path | None = typer.Option(
+        None,
+        "--dir",
+        "-C",
+        help="Challenge folder (default: OPENREPRO_HOME, else the current folder or a parent).",
+        file_okay=False,
+    ),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    ctx.obj = {"dir": directory}
+
+
+app.command("init")(init.init)
+app.command("demo")(demo.demo)
+app.add_typer(papers.app, name="papers")
+app.add_typer(db.app, name="db")
+
+
+def main() -> None:
+    """Entry point: run the app, turning openrepro errors into one clear line and an exit code."""
+    try:
+        app(standalone_mode=False)
+    except OpenReproError as exc:
+        err_console.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False)
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        err_console.print("aborted")
+        sys.exit(130)
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(130)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except Exception as exc:  # click usage errors carry their own exit code
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        raise

@@ -1,0 +1,59 @@
+"""Shared CLI plumbing: the challenge folder option, output formats, consoles."""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import typer
+from pydantic import BaseModel
+from rich.console import Console
+
+from openrepro.challenge import ChallengeContext, open_challenge
+
+__all__ = [
+    "FormatOption",
+    "OutputFormat",
+    "console",
+    "err_console",
+    "open_from",
+    "print_json",
+]
+
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+
+class OutputFormat(StrEnum):
+    table = "table"
+    json = "json"
+
+
+FormatOption = typer.Option(
+    OutputFormat.table, "--format", "-f", help="Output for people (table) or agents (json)."
+)
+
+
+def _plain(data: Any) -> Any:
+    if isinstance(data, BaseModel):
+        return data.model_dump(mode="json")
+    if isinstance(data, list):
+        return [_plain(item) for item in data]
+    if isinstance(data, dict):
+        return {key: _plain(value) for key, value in data.items()}
+    return data
+
+
+def print_json(data: Any) -> None:
+    """Write ``data`` (pydantic models, lists, dicts) as JSON on stdout, nothing else."""
+    typer.echo(json.dumps(_plain(data), ensure_ascii=False, indent=2))
+
+
+def open_from(ctx: typer.Context) -> ChallengeContext:
+    """Open the challenge named by the global ``--dir`` option (or found from the cwd)."""
+    directory: Path | None = (ctx.obj or {}).get("dir")
+    challenge = open_challenge(directory)
+    ctx.call_on_close(challenge.close)
+    return challenge

@@ -1,0 +1,126 @@
+"""Settings of a challenge: ``openrepro.toml`` in its folder plus ``OPENREPRO_*`` variables.
+
+Environment variables win over the file. Every field of :class:`Settings` is documented in the
+README (a test checks this), so a new setting must be described there too.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from openrepro.errors import ChallengeNotFoundError, ConfigError
+
+__all__ = [
+    "CONFIG_FILE",
+    "ENV_PREFIX",
+    "Settings",
+    "find_challenge_dir",
+    "load_settings",
+]
+
+CONFIG_FILE = "openrepro.toml"
+ENV_PREFIX = "OPENREPRO_"
+DEFAULT_DATABASE_FILE = "openrepro.db"
+
+
+class Settings(BaseModel):
+    """The settings of one challenge folder."""
+
+    name: str = Field(description="Short name of the challenge, e.g. `icml2026`.")
+    venue: str = Field(
+        default="",
+        description="Venue id, e.g. `ICML.cc/2026/Conference` (the OpenReview group, if any).",
+    )
+    title: str = Field(default="", description="Human-readable title shown on the board.")
+    database_url: str = Field(
+        default=f"sqlite:///{DEFAULT_DATABASE_FILE}",
+        description=(
+            "SQLAlchemy URL of the store. A relative SQLite path is relative to the challenge "
+            "folder; use `postgresql+psycopg://user:pw@host/db` for PostgreSQL."
+        ),
+    )
+    batch_size: int = Field(
+        default=500, ge=1, le=100_000, description="Rows written per transaction by importers."
+    )
+    openreview_baseurl: str = Field(
+        default="https://api2.openreview.net",
+        description="OpenReview API v2 base URL used by `openreview:` imports.",
+    )
+    hf_endpoint: str = Field(
+        default="",
+        description="Hugging Face Hub endpoint for `arxiv:` imports (empty: the public Hub).",
+    )
+
+    directory: Path = Field(default=Path("."), exclude=True, description="(internal)")
+
+    def resolved_database_url(self) -> str:
+        """The database URL with a relative SQLite path anchored at the challenge folder."""
+        url = self.database_url
+        prefix = "sqlite:///"
+        if url.startswith(prefix) and not url.startswith("sqlite:////"):
+            rel = url[len(prefix) :]
+            if rel and rel != ":memory:" and not Path(rel).is_absolute():
+                return prefix + str((self.directory / rel).resolve())
+        return url
+
+
+def _env_overrides(environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
+    fields = {name for name in Settings.model_fields if name != "directory"}
+    out: dict[str, str] = {}
+    for key, value in environ.items():
+        if key.startswith(ENV_PREFIX):
+            name = key[len(ENV_PREFIX) :].lower()
+            if name in fields:
+                out[name] = value
+    return out
+
+
+def find_challenge_dir(start: Path | None = None) -> Path:
+    """The folder holding ``openrepro.toml``: ``OPENREPRO_HOME``, else ``start`` or a parent."""
+    home = os.environ.get(ENV_PREFIX + "HOME")
+    if home:
+        path = Path(home)
+        if not (path / CONFIG_FILE).is_file():
+            raise ChallengeNotFoundError(f"OPENREPRO_HOME={home} holds no {CONFIG_FILE}")
+        return path.resolve()
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / CONFIG_FILE).is_file():
+            return folder
+    raise ChallengeNotFoundError(
+        f"no {CONFIG_FILE} in {here} or its parents; run `openrepro init NAME` first, "
+        "or pass --dir / set OPENREPRO_HOME"
+    )
+
+
+def load_settings(directory: Path | None = None) -> Settings:
+    """Read ``openrepro.toml`` and apply ``OPENREPRO_*`` overrides.
+
+    ``directory`` is the challenge folder; without it the folder is found from ``OPENREPRO_HOME``
+    or the current directory and its parents.
+    """
+    folder = directory.resolve() if directory is not None else find_challenge_dir()
+    path = folder / CONFIG_FILE
+    try:
+        data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise ChallengeNotFoundError(f"{path} does not exist") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    unknown = set(data) - set(Settings.model_fields) - {"directory"}
+    if unknown:
+        raise ConfigError(f"{path}: unknown setting(s): {', '.join(sorted(unknown))}")
+    data.update(_env_overrides(os.environ))
+    data["directory"] = folder
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"{path}: {problems}") from exc

@@ -1,0 +1,55 @@
+"""The one exception tree of openrepro.
+
+Every error a user can meet derives from :class:`OpenReproError`; the CLI turns each into a
+one-line message and a non-zero exit code, never a traceback.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ChallengeExistsError",
+    "ChallengeNotFoundError",
+    "ConfigError",
+    "NotFoundError",
+    "OpenReproError",
+    "SourceError",
+    "StoreError",
+]
+
+
+class OpenReproError(Exception):
+    """Base class of every error openrepro raises on purpose."""
+
+    exit_code: int = 1
+
+
+class ConfigError(OpenReproError):
+    """A setting is missing or invalid (openrepro.toml or an OPENREPRO_* variable)."""
+
+    exit_code = 2
+
+
+class ChallengeExistsError(OpenReproError):
+    """`openrepro init` was asked to create a challenge where one already exists."""
+
+
+class ChallengeNotFoundError(ConfigError):
+    """No challenge folder (openrepro.toml) was found."""
+
+
+class NotFoundError(OpenReproError):
+    """A requested record (paper, claim, ...) does not exist."""
+
+    exit_code = 3
+
+
+class SourceError(OpenReproError):
+    """A paper source cannot be read at all (unknown scheme, unreachable service, bad file).
+
+    Problems with single rows or files inside a readable source are not raised: they are reported
+    as skipped items and the rest of the source is imported.
+    """
+
+
+class StoreError(OpenReproError):
+    """The database cannot be opened, migrated or written."""

@@ -1,0 +1,258 @@
+"""Writing and querying the paper index.
+
+Imports are idempotent and batch-transactional: papers are upserted on (challenge, venue id)
+with one ``INSERT .. ON CONFLICT DO UPDATE`` per batch, each batch in its own transaction. A field a
+source does not know (``None``) never overwrites a stored value.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import groupby
+from typing import Any
+
+from sqlalchemy import Select, func, select, text
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from openrepro.errors import NotFoundError
+from openrepro.papers.records import (
+    ImportReport,
+    PaperDetail,
+    PaperRecord,
+    PaperSummary,
+    SearchHit,
+    SkippedItem,
+)
+from openrepro.store import Claim, Paper, Store
+from openrepro.store.models import utcnow
+
+__all__ = ["get_paper", "import_papers", "list_papers", "search_papers", "upsert_batch"]
+
+Progress = Callable[[int], None]
+
+
+def _fields(record: PaperRecord) -> tuple[str, ...]:
+    return tuple(sorted(record.model_dump(exclude_none=True)))
+
+
+def upsert_batch(session: Session, challenge_id: int, records: Sequence[PaperRecord]) -> int:
+    """Upsert ``records`` (unique venue ids); returns how many were new."""
+    if not records:
+        return 0
+    ids = [r.venue_id for r in records]
+    existing = set(
+        session.scalars(
+            select(Paper.venue_id).where(
+                Paper.challenge_id == challenge_id, Paper.venue_id.in_(ids)
+            )
+        )
+    )
+    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+    now = utcnow()
+    # Rows from one source share their set of known fields; one statement per such set.
+    for fields, group in groupby(sorted(records, key=_fields), key=_fields):
+        rows = [
+            {
+                **r.model_dump(exclude_none=True),
+                "challenge_id": challenge_id,
+                "created_at": now,
+                "updated_at": now,
+            }
+            for r in group
+        ]
+        stmt = insert(Paper).values(rows)
+        update = {name: stmt.excluded[name] for name in fields}
+        update["updated_at"] = stmt.excluded.updated_at
+        session.execute(
+            stmt.on_conflict_do_update(index_elements=["challenge_id", "venue_id"], set_=update)
+        )
+    return len(ids) - len(existing)
+
+
+def _batches(
+    items: Iterable[PaperRecord | SkippedItem], size: int, report: ImportReport
+) -> Iterator[list[PaperRecord]]:
+    seen: dict[str, str] = {}
+    batch: list[PaperRecord] = []
+    for item in items:
+        if isinstance(item, SkippedItem):
+            report.skipped.append(item)
+            continue
+        first = seen.get(item.venue_id)
+        if first is not None:
+            report.skipped.append(
+                SkippedItem(
+                    location=item.origin or item.venue_id,
+                    reason=f"duplicate id {item.venue_id!r} (first at {first})",
+                )
+            )
+            continue
+        seen[item.venue_id] = item.origin or item.venue_id
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def import_papers(
+    store: Store,
+    challenge_id: int,
+    items: Iterable[PaperRecord | SkippedItem],
+    *,
+    source: str,
+    batch_size: int = 500,
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Import a stream of records; each batch commits on its own, skipped items are reported."""
+    started = time.perf_counter()
+    report = ImportReport(source=source)
+    for batch in _batches(items, batch_size, report):
+        with store.session() as session:
+            created = upsert_batch(session, challenge_id, batch)
+        report.created += created
+        report.updated += len(batch) - created
+        if progress is not None:
+            progress(len(batch))
+    report.seconds = round(time.perf_counter() - started, 3)
+    return report
+
+
+def _claim_counts() -> Any:
+    return (
+        select(Claim.paper_id, func.count(Claim.id).label("n")).group_by(Claim.paper_id).subquery()
+    )
+
+
+def _summary_query(challenge_id: int) -> tuple[Select[Any], Any]:
+    counts = _claim_counts()
+    query = (
+        select(
+            Paper.venue_id,
+            Paper.title,
+            Paper.authors,
+            Paper.status,
+            Paper.track,
+            func.coalesce(counts.c.n, 0).label("claims"),
+            Paper.full_text.is_not(None).label("has_full_text"),
+        )
+        .outerjoin(counts, counts.c.paper_id == Paper.id)
+        .where(Paper.challenge_id == challenge_id)
+    )
+    return query, counts
+
+
+def list_papers(
+    session: Session,
+    challenge_id: int,
+    *,
+    status: str | None = None,
+    track: str | None = None,
+    has_claims: bool | None = None,
+    limit: int | None = 50,
+    offset: int = 0,
+) -> tuple[list[PaperSummary], int]:
+    """One page of papers (ordered by venue id) and the total matching the filters."""
+    query, counts = _summary_query(challenge_id)
+    if status is not None:
+        query = query.where(func.lower(Paper.status) == status.lower())
+    if track is not None:
+        query = query.where(func.lower(Paper.track) == track.lower())
+    if has_claims is True:
+        query = query.where(counts.c.n > 0)
+    elif has_claims is False:
+        query = query.where(counts.c.n.is_(None))
+    total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
+    query = query.order_by(Paper.venue_id).offset(offset)
+    if limit is not None:
+        query = query.limit(limit)
+    rows = session.execute(query).mappings().all()
+    return [PaperSummary.model_validate(dict(row)) for row in rows], total
+
+
+def get_paper(session: Session, challenge_id: int, venue_id: str) -> PaperDetail:
+    paper = session.scalar(
+        select(Paper).where(Paper.challenge_id == challenge_id, Paper.venue_id == venue_id)
+    )
+    if paper is None:
+        raise NotFoundError(f"no paper with id {venue_id!r}")
+    claims = session.scalar(select(func.count(Claim.id)).where(Claim.paper_id == paper.id)) or 0
+    return PaperDetail(
+        venue_id=paper.venue_id,
+        title=paper.title,
+        authors=paper.authors,
+        status=paper.status,
+        track=paper.track,
+        claims=claims,
+        has_full_text=paper.full_text is not None,
+        abstract=paper.abstract,
+        decision=paper.decision,
+        site_url=paper.site_url,
+        pdf_url=paper.pdf_url,
+        arxiv_id=paper.arxiv_id,
+        keywords=paper.keywords,
+        source=paper.source,
+        licence=paper.licence,
+        full_text_chars=len(paper.full_text or ""),
+        created_at=paper.created_at,
+        updated_at=paper.updated_at,
+    )
+
+
+def _fts5_query(query: str) -> str:
+    """Each word as a quoted FTS5 string, AND-ed: user text can never be FTS5 syntax."""
+    words = [w for w in "".join(c if c.isalnum() else " " for c in query).split() if w]
+    return " ".join('"' + w + '"' for w in words)
+
+
+def search_papers(
+    session: Session, challenge_id: int, query: str, *, limit: int = 20
+) -> list[SearchHit]:
+    """Full-text search over title, abstract and full text, best matches first."""
+    dialect = session.get_bind().dialect.name
+    if dialect == "sqlite":
+        match = _fts5_query(query)
+        if not match:
+            return []
+        sql = text(
+            """
+            SELECT p.venue_id, p.title, p.status,
+                   -bm25(papers_fts, 10.0, 3.0, 1.0) AS score,
+                   snippet(papers_fts, -1, '[', ']', ' … ', 12) AS snippet
+            FROM papers_fts JOIN papers p ON p.id = papers_fts.rowid
+            WHERE papers_fts MATCH :match AND p.challenge_id = :challenge
+            ORDER BY bm25(papers_fts, 10.0, 3.0, 1.0), p.venue_id
+            LIMIT :limit
+            """
+        )
+        params = {"match": match, "challenge": challenge_id, "limit": limit}
+    else:
+        if not query.strip():
+            return []
+        sql = text(
+            """
+            SELECT p.venue_id, p.title, p.status,
+                   ts_rank_cd(p.search_vector, q) AS score,
+                   ts_headline('english', coalesce(p.abstract, p.title), q,
+                               'StartSel=[,StopSel=],MaxWords=24,MinWords=8') AS snippet
+            FROM papers p, websearch_to_tsquery('english', :query) q
+            WHERE p.search_vector @@ q AND p.challenge_id = :challenge
+            ORDER BY score DESC, p.venue_id
+            LIMIT :limit
+            """
+        )
+        params = {"query": query, "challenge": challenge_id, "limit": limit}
+    rows = session.execute(sql, params).mappings().all()
+    return [
+        SearchHit(
+            venue_id=row["venue_id"],
+            title=row["title"],
+            status=row["status"],
+            score=round(float(row["score"]), 6),
+            snippet=row["snippet"] or "",
+        )
+        for row in rows
+    ]

@@ -1,0 +1,35 @@
+"""The storage layer: SQLAlchemy models, sessions and Alembic migrations."""
+
+from openrepro.store.db import Store, make_engine, normalize_url
+from openrepro.store.models import (
+    CLAIM_KINDS,
+    JOB_STATUSES,
+    VERDICTS,
+    Base,
+    Challenge,
+    Claim,
+    Job,
+    Logbook,
+    Paper,
+    Participant,
+    Verdict,
+    VerdictEdit,
+)
+
+__all__ = [
+    "CLAIM_KINDS",
+    "JOB_STATUSES",
+    "VERDICTS",
+    "Base",
+    "Challenge",
+    "Claim",
+    "Job",
+    "Logbook",
+    "Paper",
+    "Participant",
+    "Store",
+    "Verdict",
+    "VerdictEdit",
+    "make_engine",
+    "normalize_url",
+]

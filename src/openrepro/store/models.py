@@ -1,0 +1,260 @@
+"""SQLAlchemy 2 models: the whole data model of a challenge.
+
+Tables are created only by Alembic migrations (``openrepro.store.migrations``); a test checks that
+the models and the migrations agree.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+__all__ = [
+    "CLAIM_KINDS",
+    "JOB_STATUSES",
+    "VERDICTS",
+    "Base",
+    "Challenge",
+    "Claim",
+    "Job",
+    "Logbook",
+    "Paper",
+    "Participant",
+    "Verdict",
+    "VerdictEdit",
+    "utcnow",
+]
+
+VERDICTS = ("verified", "falsified", "toy", "inconclusive")
+CLAIM_KINDS = ("result", "efficiency", "theory", "qualitative")
+JOB_STATUSES = ("scheduling", "running", "completed", "error", "canceled")
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _in(column: str, values: tuple[str, ...]) -> str:
+    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map: ClassVar[dict[Any, Any]] = {
+        dict[str, Any]: JSON,
+        list[Any]: JSON,
+        list[str]: JSON,
+    }
+
+
+class Challenge(Base):
+    """One event: venue, dates, rules, credit policy."""
+
+    __tablename__ = "challenges"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    venue: Mapped[str] = mapped_column(String(300), default="")
+    title: Mapped[str] = mapped_column(Text, default="")
+    rules: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    papers: Mapped[list[Paper]] = relationship(back_populates="challenge")
+
+
+class Paper(Base):
+    """A paper of the venue, keyed by its venue id (the OpenReview id where one exists)."""
+
+    __tablename__ = "papers"
+    __table_args__ = (UniqueConstraint("challenge_id", "venue_id", name="uq_papers_venue_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    challenge_id: Mapped[int] = mapped_column(ForeignKey("challenges.id", ondelete="CASCADE"))
+    venue_id: Mapped[str] = mapped_column(String(300))
+    title: Mapped[str] = mapped_column(Text)
+    authors: Mapped[list[str]] = mapped_column(default=list)
+    abstract: Mapped[str | None] = mapped_column(Text, default=None)
+    status: Mapped[str | None] = mapped_column(String(100), default=None, index=True)
+    track: Mapped[str | None] = mapped_column(String(100), default=None, index=True)
+    decision: Mapped[str | None] = mapped_column(String(200), default=None)
+    site_url: Mapped[str | None] = mapped_column(Text, default=None)
+    pdf_url: Mapped[str | None] = mapped_column(Text, default=None)
+    arxiv_id: Mapped[str | None] = mapped_column(String(50), default=None, index=True)
+    keywords: Mapped[list[str] | None] = mapped_column(JSON, default=None)
+    full_text: Mapped[str | None] = mapped_column(Text, default=None)
+    source: Mapped[str] = mapped_column(String(500), default="")
+    licence: Mapped[str | None] = mapped_column(String(200), default=None)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), default=utcnow, onupdate=utcnow
+    )
+
+    challenge: Mapped[Challenge] = relationship(back_populates="papers")
+    claims: Mapped[list[Claim]] = relationship(
+        back_populates="paper", cascade="all, delete-orphan", order_by="Claim.id"
+    )
+
+
+class Claim(Base):
+    """One checkable statement of a paper, grounded in verbatim quotes."""
+
+    __tablename__ = "claims"
+    __table_args__ = (
+        UniqueConstraint("paper_id", "key", name="uq_claims_paper_key"),
+        CheckConstraint(_in("kind", CLAIM_KINDS), name="kind"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    paper_id: Mapped[int] = mapped_column(ForeignKey("papers.id", ondelete="CASCADE"), index=True)
+    key: Mapped[str] = mapped_column(String(50))
+    text: Mapped[str] = mapped_column(Text)
+    kind: Mapped[str] = mapped_column(String(20))
+    quotes: Mapped[list[Any]] = mapped_column(default=list)
+    reported: Mapped[list[Any]] = mapped_column(default=list)
+    scale: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    paper: Mapped[Paper] = relationship(back_populates="claims")
+
+
+class Participant(Base):
+    """A person (plus a coding agent) taking part, possibly in a team."""
+
+    __tablename__ = "participants"
+    __table_args__ = (UniqueConstraint("challenge_id", "handle", name="uq_participants_handle"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    challenge_id: Mapped[int] = mapped_column(ForeignKey("challenges.id", ondelete="CASCADE"))
+    handle: Mapped[str] = mapped_column(String(200))
+    name: Mapped[str] = mapped_column(Text, default="")
+    team: Mapped[str | None] = mapped_column(String(200), default=None)
+    email: Mapped[str | None] = mapped_column(String(320), default=None)
+    budget_usd: Mapped[float] = mapped_column(Float, default=0.0)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Logbook(Base):
+    """One reproduction attempt by one participant for one paper (a revision of it)."""
+
+    __tablename__ = "logbooks"
+    __table_args__ = (
+        UniqueConstraint("paper_id", "participant_id", "revision", name="uq_logbooks_revision"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    paper_id: Mapped[int] = mapped_column(ForeignKey("papers.id", ondelete="CASCADE"), index=True)
+    participant_id: Mapped[int] = mapped_column(
+        ForeignKey("participants.id", ondelete="CASCADE"), index=True
+    )
+    revision: Mapped[str] = mapped_column(String(100))
+    title: Mapped[str] = mapped_column(Text, default="")
+    source_url: Mapped[str | None] = mapped_column(Text, default=None)
+    format: Mapped[str] = mapped_column(String(50), default="trackio")
+    manifest: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    submitted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Verdict(Base):
+    """The judge's verdict on one claim in one logbook revision under one judge config."""
+
+    __tablename__ = "verdicts"
+    __table_args__ = (
+        UniqueConstraint("logbook_id", "claim_id", "judge_config", name="uq_verdicts_judge_config"),
+        CheckConstraint(_in("verdict", VERDICTS), name="verdict"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    logbook_id: Mapped[int] = mapped_column(
+        ForeignKey("logbooks.id", ondelete="CASCADE"), index=True
+    )
+    claim_id: Mapped[int] = mapped_column(ForeignKey("claims.id", ondelete="CASCADE"), index=True)
+    verdict: Mapped[str] = mapped_column(String(20))
+    rationale: Mapped[str] = mapped_column(Text, default="")
+    evidence: Mapped[list[Any]] = mapped_column(default=list)
+    flags: Mapped[list[str]] = mapped_column(default=list)
+    provenance: Mapped[str] = mapped_column(String(30), default="testimony")
+    judge_config: Mapped[str] = mapped_column(String(100))
+    judge_model: Mapped[str] = mapped_column(String(300), default="")
+    prompt_version: Mapped[str] = mapped_column(String(50), default="")
+    tokens_in: Mapped[int] = mapped_column(Integer, default=0)
+    tokens_out: Mapped[int] = mapped_column(Integer, default=0)
+    seconds: Mapped[float] = mapped_column(Float, default=0.0)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    edits: Mapped[list[VerdictEdit]] = relationship(
+        back_populates="verdict", cascade="all, delete-orphan", order_by="VerdictEdit.id"
+    )
+
+
+class VerdictEdit(Base):
+    """An organizer override of a verdict: the old value is kept with who, when and why."""
+
+    __tablename__ = "verdict_edits"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    verdict_id: Mapped[int] = mapped_column(
+        ForeignKey("verdicts.id", ondelete="CASCADE"), index=True
+    )
+    old_value: Mapped[str] = mapped_column(String(20))
+    new_value: Mapped[str] = mapped_column(String(20))
+    editor: Mapped[str] = mapped_column(String(200))
+    reason: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    verdict: Mapped[Verdict] = relationship(back_populates="edits")
+
+
+class Job(Base):
+    """A compute job launched for a participant, tied to a paper (and optionally a claim)."""
+
+    __tablename__ = "jobs"
+    __table_args__ = (
+        CheckConstraint(_in("status", JOB_STATUSES), name="status"),
+        Index("ix_jobs_participant_status", "participant_id", "status"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    challenge_id: Mapped[int] = mapped_column(ForeignKey("challenges.id", ondelete="CASCADE"))
+    participant_id: Mapped[int | None] = mapped_column(
+        ForeignKey("participants.id", ondelete="SET NULL"), default=None
+    )
+    paper_id: Mapped[int | None] = mapped_column(
+        ForeignKey("papers.id", ondelete="SET NULL"), default=None
+    )
+    claim_id: Mapped[int | None] = mapped_column(
+        ForeignKey("claims.id", ondelete="SET NULL"), default=None
+    )
+    backend: Mapped[str] = mapped_column(String(30))
+    external_id: Mapped[str | None] = mapped_column(String(200), default=None)
+    flavor: Mapped[str] = mapped_column(String(100), default="")
+    command: Mapped[list[str]] = mapped_column(default=list)
+    status: Mapped[str] = mapped_column(String(20), default="scheduling")
+    reserved_usd: Mapped[float] = mapped_column(Float, default=0.0)
+    cost_usd: Mapped[float | None] = mapped_column(Float, default=None)
+    labels: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)

@@ -1,0 +1,67 @@
+"""Shared fixtures: a database per test on SQLite and on PostgreSQL.
+
+``scripts/test.sh`` starts a throwaway PostgreSQL server and exports
+``OPENREPRO_TEST_POSTGRES_URL`` (an admin URL); each PostgreSQL test gets a database of its own.
+Without that variable the PostgreSQL variants are skipped, unless
+``OPENREPRO_TEST_REQUIRE_POSTGRES=1`` (as in CI), where they fail instead.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from openrepro.challenge import ChallengeContext, init_challenge
+
+DATA = Path(__file__).parent / "data"
+PG_ENV = "OPENREPRO_TEST_POSTGRES_URL"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No OPENREPRO_* setting of the developer's shell leaks into a test."""
+    for key in list(os.environ):
+        if key.startswith("OPENREPRO_") and not key.startswith("OPENREPRO_TEST_"):
+            monkeypatch.delenv(key)
+
+
+def _postgres_database() -> Iterator[str]:
+    admin_url = os.environ.get(PG_ENV)
+    if not admin_url:
+        if os.environ.get("OPENREPRO_TEST_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"{PG_ENV} is not set but PostgreSQL tests are required")
+        pytest.skip(f"PostgreSQL not available ({PG_ENV} unset; scripts/test.sh sets it)")
+    name = f"t_{uuid.uuid4().hex[:16]}"
+    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield admin_url.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh, empty database URL on each backend."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'store.db'}"
+    else:
+        yield from _postgres_database()
+
+
+@pytest.fixture
+def challenge(tmp_path: Path, database_url: str) -> Iterator[ChallengeContext]:
+    """A freshly initialised challenge folder on each backend."""
+    ctx = init_challenge(tmp_path / "ch", "test", venue="Test/2026", database_url=database_url)
+    try:
+        yield ctx
+    finally:
+        ctx.close()
