@@ -11,7 +11,6 @@ from sqlalchemy import inspect, select, text
 
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import ConfigError, StoreError
-from openrepro.store.search_schema import include_object
 from openrepro.store import (
     Base,
     Claim,
@@ -23,6 +22,7 @@ from openrepro.store import (
     VerdictEdit,
     normalize_url,
 )
+from openrepro.store.search_schema import include_object
 
 
 def test_migrations_match_models(database_url: str) -> None:

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
 from openrepro import __version__
 from openrepro.cli import db, demo, init, papers
@@ -53,24 +54,12 @@ app.add_typer(db.app, name="db")
 
 
 def main() -> None:
-    """Entry point: run the app, turning openrepro errors into one clear line and an exit code."""
+    """Entry point: usage errors are Typer's (exit 2); openrepro errors become one clear line."""
     try:
-        app(standalone_mode=False)
+        app()
     except OpenReproError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False)
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}")
         sys.exit(exc.exit_code)
-    except typer.Abort:
-        err_console.print("aborted")
-        sys.exit(130)
     except KeyboardInterrupt:
         err_console.print("interrupted")
         sys.exit(130)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except Exception as exc:  # click usage errors carry their own exit code
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise

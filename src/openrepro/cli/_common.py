@@ -22,8 +22,8 @@ __all__ = [
     "print_json",
 ]
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+console = Console(highlight=False, soft_wrap=True)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 class OutputFormat(StrEnum):

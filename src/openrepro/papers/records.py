@@ -40,6 +40,12 @@ class PaperRecord(BaseModel):
     licence: str | None = Field(default=None, max_length=200)
     source: str = Field(default="", max_length=500)
     origin: str = Field(default="", exclude=True, description="file:row for messages; not stored")
+    guessed: frozenset[str] = Field(
+        default=frozenset(),
+        exclude=True,
+        description="fields that are guesses (e.g. a title read off a PDF's first page): they "
+        "fill a new paper but never overwrite a stored value",
+    )
 
     @field_validator("venue_id", "title", "status", "track", "decision", "arxiv_id", "licence")
     @classmethod

@@ -33,8 +33,9 @@ __all__ = ["get_paper", "import_papers", "list_papers", "search_papers", "upsert
 Progress = Callable[[int], None]
 
 
-def _fields(record: PaperRecord) -> tuple[str, ...]:
-    return tuple(sorted(record.model_dump(exclude_none=True)))
+def _fields(record: PaperRecord) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(fields the record knows, of which guesses): rows alike share one statement."""
+    return tuple(sorted(record.model_dump(exclude_none=True))), tuple(sorted(record.guessed))
 
 
 def upsert_batch(session: Session, challenge_id: int, records: Sequence[PaperRecord]) -> int:
@@ -52,7 +53,7 @@ def upsert_batch(session: Session, challenge_id: int, records: Sequence[PaperRec
     insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
     now = utcnow()
     # Rows from one source share their set of known fields; one statement per such set.
-    for fields, group in groupby(sorted(records, key=_fields), key=_fields):
+    for (fields, guessed), group in groupby(sorted(records, key=_fields), key=_fields):
         rows = [
             {
                 **r.model_dump(exclude_none=True),
@@ -63,7 +64,7 @@ def upsert_batch(session: Session, challenge_id: int, records: Sequence[PaperRec
             for r in group
         ]
         stmt = insert(Paper).values(rows)
-        update = {name: stmt.excluded[name] for name in fields}
+        update = {name: stmt.excluded[name] for name in fields if name not in guessed}
         update["updated_at"] = stmt.excluded.updated_at
         session.execute(
             stmt.on_conflict_do_update(index_elements=["challenge_id", "venue_id"], set_=update)
@@ -74,6 +75,7 @@ def upsert_batch(session: Session, challenge_id: int, records: Sequence[PaperRec
 def _batches(
     items: Iterable[PaperRecord | SkippedItem], size: int, report: ImportReport
 ) -> Iterator[list[PaperRecord]]:
+    """Batches of unique records; skipped items and repeated ids go to ``report``."""
     seen: dict[str, str] = {}
     batch: list[PaperRecord] = []
     for item in items:
@@ -90,7 +92,7 @@ def _batches(
             )
             continue
         seen[item.venue_id] = item.origin or item.venue_id
-        batch.append(item)
+        batch.append(item if item.source else item.model_copy(update={"source": report.source}))
         if len(batch) >= size:
             yield batch
             batch = []

@@ -48,7 +48,7 @@ def _first(row: Mapping[str, Any], names: tuple[str, ...]) -> Any:
 
 
 def _split_authors(value: Any, field: str) -> list[str] | None:
-    if value is None:
+    if value is None or value == "":
         return None
     if isinstance(value, list):
         if not all(isinstance(v, str) for v in value):
@@ -165,9 +165,9 @@ def _csv_rows(path: Path, text: str) -> Iterator[tuple[str, Any]]:
         except StopIteration:
             return
         except csv.Error as exc:
-            yield f"{path.name}: row {reader.line_num}", f"malformed CSV: {exc}"
+            yield f"{path.name}: line {reader.line_num}", f"malformed CSV: {exc}"
             continue
-        location = f"{path.name}: row {reader.line_num}"
+        location = f"{path.name}: line {reader.line_num}"
         if row.get(_EXTRA):
             yield location, "more cells than header columns"
         elif any(value is None for value in row.values()):
