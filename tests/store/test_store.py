@@ -128,3 +128,29 @@ def test_deleting_a_paper_cascades_to_claims(challenge: ChallengeContext) -> Non
         s.delete(paper)
     with challenge.store.session() as s:
         assert s.scalar(select(Claim)) is None
+
+
+def test_upgrade_keeps_existing_claims(database_url: str) -> None:
+    """A store created at 0001 with data upgrades to head without losing a row."""
+    store = Store(database_url)
+    store.upgrade("0001")
+    with store.engine.begin() as conn:
+        conn.execute(text("INSERT INTO challenges (name, venue, title, rules, created_at) "
+                          "VALUES ('c', '', '', '{}', CURRENT_TIMESTAMP)"))  # fmt: skip
+        conn.execute(text("INSERT INTO papers (challenge_id, venue_id, title, authors, source, "
+                          "created_at, updated_at) VALUES (1, 'p', 'T', '[]', '', "
+                          "CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"))  # fmt: skip
+        conn.execute(text("INSERT INTO claims (paper_id, key, text, kind, quotes, reported, "
+                          "scale, created_at) VALUES (1, 'C1', 'x', 'result', '[]', '[]', '{}', "
+                          "CURRENT_TIMESTAMP)"))  # fmt: skip
+    store.upgrade()
+    with store.session() as s:
+        claim = s.scalar(select(Claim))
+        assert claim is not None
+        assert (claim.key, claim.status, claim.origin, claim.provenance) == (
+            "C1",
+            "active",
+            "llm",
+            {},
+        )
+    store.dispose()

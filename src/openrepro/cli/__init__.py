@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from openrepro import __version__
-from openrepro.cli import db, demo, init, papers
+from openrepro.cli import claims, db, demo, init, papers
 from openrepro.cli._common import err_console
 from openrepro.errors import OpenReproError
 
@@ -50,6 +50,7 @@ def _root(
 app.command("init")(init.init)
 app.command("demo")(demo.demo)
 app.add_typer(papers.app, name="papers")
+app.add_typer(claims.app, name="claims")
 app.add_typer(db.app, name="db")
 
 

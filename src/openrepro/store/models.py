@@ -26,12 +26,16 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 __all__ = [
     "CLAIM_KINDS",
+    "CLAIM_STATUSES",
     "JOB_STATUSES",
     "VERDICTS",
     "Base",
     "Challenge",
     "Claim",
+    "ClaimEdit",
+    "ClaimExtraction",
     "Job",
+    "LLMCacheEntry",
     "Logbook",
     "Paper",
     "Participant",
@@ -42,6 +46,7 @@ __all__ = [
 
 VERDICTS = ("verified", "falsified", "toy", "inconclusive")
 CLAIM_KINDS = ("result", "efficiency", "theory", "qualitative")
+CLAIM_STATUSES = ("active", "removed")
 JOB_STATUSES = ("scheduling", "running", "completed", "error", "canceled")
 
 NAMING = {
@@ -119,12 +124,17 @@ class Paper(Base):
 
 
 class Claim(Base):
-    """One checkable statement of a paper, grounded in verbatim quotes."""
+    """One checkable statement of a paper, grounded in verbatim quotes.
+
+    ``key`` (``C1``, ``C2``, ...) is stable and never reused within a paper: participants cite
+    ``<paper venue id>/<key>``. A removed claim keeps its row with status ``removed``.
+    """
 
     __tablename__ = "claims"
     __table_args__ = (
         UniqueConstraint("paper_id", "key", name="uq_claims_paper_key"),
         CheckConstraint(_in("kind", CLAIM_KINDS), name="kind"),
+        CheckConstraint(_in("status", CLAIM_STATUSES), name="status"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -135,9 +145,66 @@ class Claim(Base):
     quotes: Mapped[list[Any]] = mapped_column(default=list)
     reported: Mapped[list[Any]] = mapped_column(default=list)
     scale: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    status: Mapped[str] = mapped_column(String(20), default="active")
+    origin: Mapped[str] = mapped_column(String(20), default="llm")
+    provenance: Mapped[dict[str, Any]] = mapped_column(default=dict)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     paper: Mapped[Paper] = relationship(back_populates="claims")
+    edits: Mapped[list[ClaimEdit]] = relationship(
+        back_populates="claim", cascade="all, delete-orphan", order_by="ClaimEdit.id"
+    )
+
+
+class ClaimEdit(Base):
+    """One organizer change to a claim: which field, old and new value, who, when, why."""
+
+    __tablename__ = "claim_edits"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    claim_id: Mapped[int] = mapped_column(ForeignKey("claims.id", ondelete="CASCADE"), index=True)
+    field: Mapped[str] = mapped_column(String(50))
+    old_value: Mapped[Any] = mapped_column(JSON, nullable=True)
+    new_value: Mapped[Any] = mapped_column(JSON, nullable=True)
+    editor: Mapped[str] = mapped_column(String(200))
+    reason: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    claim: Mapped[Claim] = relationship(back_populates="edits")
+
+
+class ClaimExtraction(Base):
+    """The last claim extraction of a paper: lets `claims extract` resume and report."""
+
+    __tablename__ = "claim_extractions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    paper_id: Mapped[int] = mapped_column(ForeignKey("papers.id", ondelete="CASCADE"), unique=True)
+    status: Mapped[str] = mapped_column(String(20))
+    model: Mapped[str] = mapped_column(String(300), default="")
+    prompt_version: Mapped[str] = mapped_column(String(50), default="")
+    claims_stored: Mapped[int] = mapped_column(Integer, default=0)
+    claims_dropped: Mapped[int] = mapped_column(Integer, default=0)
+    error: Mapped[str | None] = mapped_column(Text, default=None)
+    usage: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class LLMCacheEntry(Base):
+    """A cached model reply, keyed by (backend, model, prompt version, schema, input) hash."""
+
+    __tablename__ = "llm_cache"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    backend: Mapped[str] = mapped_column(String(50))
+    model: Mapped[str] = mapped_column(String(300))
+    prompt_version: Mapped[str] = mapped_column(String(50))
+    response: Mapped[str] = mapped_column(Text)
+    mode: Mapped[str] = mapped_column(String(20), default="json_schema")
+    prompt_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    completion_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    seconds: Mapped[float] = mapped_column(Float, default=0.0)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 class Participant(Base):

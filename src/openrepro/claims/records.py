@@ -1,0 +1,89 @@
+"""Typed records of the claims package: the LLM's output schema and what commands return."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from openrepro.claims.values import ReportedValue, Scale
+from openrepro.llm import Usage
+
+__all__ = [
+    "ClaimKind",
+    "ClaimView",
+    "ExtractedClaim",
+    "ExtractionOutput",
+    "ExtractionReport",
+    "PaperExtraction",
+    "Quote",
+]
+
+ClaimKind = Literal["result", "efficiency", "theory", "qualitative"]
+MAX_CANDIDATES = 32
+
+
+class ExtractedClaim(BaseModel):
+    """One claim as the model proposes it: sentence numbers, a paraphrase and a kind."""
+
+    sentences: list[Annotated[int, Field(ge=1, le=MAX_CANDIDATES)]] = Field(
+        min_length=1, max_length=3
+    )
+    claim: str = Field(min_length=8, max_length=300)
+    kind: ClaimKind
+
+
+class ExtractionOutput(BaseModel):
+    """The JSON object the extraction prompt asks for."""
+
+    claims: list[ExtractedClaim] = Field(min_length=1, max_length=8)
+
+
+class Quote(BaseModel):
+    """A verbatim span of the paper: ``text == <field>[start:end]`` (checked by code)."""
+
+    text: str
+    start: int
+    end: int
+    field: Literal["full_text", "abstract"]
+
+
+class ClaimView(BaseModel):
+    id: str  # "<paper venue id>/<key>"
+    paper_id: str
+    key: str
+    text: str
+    kind: str
+    status: str
+    origin: str
+    quotes: list[Quote]
+    reported: list[ReportedValue]
+    scale: Scale
+    provenance: dict[str, Any]
+    created_at: datetime
+    edits: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class PaperExtraction(BaseModel):
+    """The outcome of extraction for one paper."""
+
+    paper_id: str
+    status: Literal["done", "failed", "skipped"]
+    stored: int = 0
+    dropped: int = 0
+    merged: int = 0
+    reason: str = ""
+    usage: Usage = Field(default_factory=Usage)
+
+
+class ExtractionReport(BaseModel):
+    """What one `claims extract` run did, with the usage summed over its calls."""
+
+    papers: list[PaperExtraction] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    seconds: float = 0.0
+
+    @property
+    def stored(self) -> int:
+        return sum(p.stored for p in self.papers)

@@ -1,0 +1,247 @@
+"""Curating claims: list, show, add, edit, remove. Every change keeps its history.
+
+A claim is addressed as ``<paper venue id>/<key>`` (e.g. ``abc123XYZ/C3``); keys are never
+reused, so an id a participant cited keeps meaning the same claim. Manually added or edited
+quotes must be verbatim in the paper text, like extracted ones.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, selectinload
+
+from openrepro.claims.records import ClaimView, Quote
+from openrepro.claims.text import locate
+from openrepro.claims.values import Scale, parse_scale, parse_values
+from openrepro.errors import NotFoundError, OpenReproError
+from openrepro.store import CLAIM_KINDS, Claim, ClaimEdit, Paper
+
+__all__ = [
+    "ClaimError",
+    "add_claim",
+    "claim_view",
+    "edit_claim",
+    "get_claim",
+    "ground_quotes",
+    "list_claims",
+    "remove_claim",
+    "split_claim_id",
+]
+
+
+class ClaimError(OpenReproError):
+    """A claim change was refused (ungrounded quote, unknown kind, nothing to change)."""
+
+    exit_code = 2
+
+
+def split_claim_id(claim_id: str) -> tuple[str, str]:
+    """``"abc/C3"`` → ``("abc", "C3")`` (venue ids may themselves contain ``/``)."""
+    paper, sep, key = claim_id.rpartition("/")
+    if not sep or not paper or not key:
+        raise ClaimError(f"invalid claim id {claim_id!r}: expected <paper id>/<key>, e.g. abc/C3")
+    return paper, key
+
+
+def claim_view(claim: Claim, venue_id: str) -> ClaimView:
+    return ClaimView(
+        id=f"{venue_id}/{claim.key}",
+        paper_id=venue_id,
+        key=claim.key,
+        text=claim.text,
+        kind=claim.kind,
+        status=claim.status,
+        origin=claim.origin,
+        quotes=[Quote.model_validate(q) for q in claim.quotes],
+        reported=claim.reported,
+        scale=Scale.model_validate(claim.scale),
+        provenance=claim.provenance,
+        created_at=claim.created_at,
+        edits=[
+            {
+                "field": e.field,
+                "old": e.old_value,
+                "new": e.new_value,
+                "editor": e.editor,
+                "reason": e.reason,
+                "at": e.created_at.isoformat(),
+            }
+            for e in claim.edits
+        ],
+    )
+
+
+def _key_order(key: str) -> tuple[int, str]:
+    return (int(key[1:]), key) if key[1:].isdigit() else (10**9, key)
+
+
+def list_claims(
+    session: Session,
+    challenge_id: int,
+    *,
+    paper: str | None = None,
+    kind: str | None = None,
+    include_removed: bool = False,
+) -> list[ClaimView]:
+    query = (
+        select(Claim, Paper.venue_id)
+        .join(Paper, Paper.id == Claim.paper_id)
+        .where(Paper.challenge_id == challenge_id)
+        .options(selectinload(Claim.edits))
+    )
+    if paper is not None:
+        query = query.where(Paper.venue_id == paper)
+    if kind is not None:
+        query = query.where(Claim.kind == kind)
+    if not include_removed:
+        query = query.where(Claim.status == "active")
+    rows = session.execute(query).all()
+    rows = sorted(rows, key=lambda r: (r[1], _key_order(r[0].key)))
+    return [claim_view(claim, venue_id) for claim, venue_id in rows]
+
+
+def _paper(session: Session, challenge_id: int, venue_id: str) -> Paper:
+    paper = session.scalar(
+        select(Paper).where(Paper.challenge_id == challenge_id, Paper.venue_id == venue_id)
+    )
+    if paper is None:
+        raise NotFoundError(f"no paper with id {venue_id!r}")
+    return paper
+
+
+def get_claim(session: Session, challenge_id: int, claim_id: str) -> tuple[Claim, Paper]:
+    venue_id, key = split_claim_id(claim_id)
+    paper = _paper(session, challenge_id, venue_id)
+    claim = session.scalar(select(Claim).where(Claim.paper_id == paper.id, Claim.key == key))
+    if claim is None:
+        raise NotFoundError(f"no claim {claim_id!r}")
+    return claim, paper
+
+
+def ground_quotes(paper: Paper, quotes: list[str]) -> list[Quote]:
+    """Locate each quote verbatim in the paper's full text (else its abstract); refuse if not."""
+    grounded: list[Quote] = []
+    for quote in quotes:
+        for field in ("full_text", "abstract"):
+            text = getattr(paper, field) or ""
+            span = locate(quote, text)
+            if span is not None:
+                start, end = span
+                grounded.append(Quote(text=text[start:end], start=start, end=end, field=field))
+                break
+        else:
+            raise ClaimError(
+                f"quote not found verbatim in {paper.venue_id}'s text: {quote[:80]!r} "
+                "(quotes must be copied from the paper; at least 8 characters)"
+            )
+    return grounded
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in CLAIM_KINDS:
+        raise ClaimError(f"unknown kind {kind!r}: use one of {', '.join(CLAIM_KINDS)}")
+
+
+def _derived(paper: Paper, quotes: list[Quote]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    reported = [v.model_dump(exclude_defaults=True) for q in quotes for v in parse_values(q.text)]
+    scale = parse_scale(*(q.text for q in quotes), paper.full_text or paper.abstract or "")
+    return reported, scale.model_dump(exclude_defaults=True)
+
+
+def add_claim(
+    session: Session,
+    challenge_id: int,
+    venue_id: str,
+    *,
+    text: str,
+    kind: str,
+    quotes: list[str],
+    editor: str,
+) -> ClaimView:
+    """Add a curated claim; at least one quote, each verbatim in the paper."""
+    from openrepro.claims.extract import next_key
+
+    _check_kind(kind)
+    if not text.strip():
+        raise ClaimError("a claim needs text")
+    if not quotes:
+        raise ClaimError("a claim needs at least one verbatim quote from the paper (--quote)")
+    paper = _paper(session, challenge_id, venue_id)
+    grounded = ground_quotes(paper, quotes)
+    reported, scale = _derived(paper, grounded)
+    claim = Claim(
+        paper_id=paper.id, key=f"C{next_key(session, paper.id)}", text=text.strip(), kind=kind,
+        quotes=[q.model_dump() for q in grounded], reported=reported, scale=scale,
+        origin="manual", provenance={"added_by": editor},
+    )  # fmt: skip
+    claim.edits.append(ClaimEdit(field="created", old_value=None, new_value=claim.key,
+                                 editor=editor, reason="added by hand"))  # fmt: skip
+    session.add(claim)
+    session.flush()
+    return claim_view(claim, paper.venue_id)
+
+
+def edit_claim(
+    session: Session,
+    challenge_id: int,
+    claim_id: str,
+    *,
+    editor: str,
+    reason: str,
+    text: str | None = None,
+    kind: str | None = None,
+    quotes: list[str] | None = None,
+) -> ClaimView:
+    """Change text, kind and/or quotes; each changed field leaves an edit (old, new, who, why)."""
+    claim, paper = get_claim(session, challenge_id, claim_id)
+    if claim.status != "active":
+        raise ClaimError(f"claim {claim_id} is {claim.status}; it cannot be edited")
+    changes: dict[str, Any] = {}
+    if text is not None and text.strip() != claim.text:
+        changes["text"] = text.strip()
+    if kind is not None and kind != claim.kind:
+        _check_kind(kind)
+        changes["kind"] = kind
+    if quotes:
+        grounded = [q.model_dump() for q in ground_quotes(paper, quotes)]
+        if grounded != claim.quotes:
+            changes["quotes"] = grounded
+    if not changes:
+        raise ClaimError("nothing to change (give --text, --kind or --quote)")
+    for name, value in changes.items():
+        claim.edits.append(ClaimEdit(field=name, old_value=getattr(claim, name), new_value=value,
+                                     editor=editor, reason=reason))  # fmt: skip
+        setattr(claim, name, value)
+    if "quotes" in changes:
+        claim.reported, claim.scale = _derived(
+            paper, [Quote.model_validate(q) for q in claim.quotes]
+        )
+    session.flush()
+    return claim_view(claim, paper.venue_id)
+
+
+def remove_claim(
+    session: Session, challenge_id: int, claim_id: str, *, editor: str, reason: str
+) -> ClaimView:
+    """Mark a claim removed (the row, its key and its history stay)."""
+    claim, paper = get_claim(session, challenge_id, claim_id)
+    if claim.status == "removed":
+        raise ClaimError(f"claim {claim_id} is already removed")
+    claim.edits.append(ClaimEdit(field="status", old_value=claim.status, new_value="removed",
+                                 editor=editor, reason=reason))  # fmt: skip
+    claim.status = "removed"
+    session.flush()
+    return claim_view(claim, paper.venue_id)
+
+
+def count_claims(session: Session, challenge_id: int) -> int:
+    return (
+        session.scalar(
+            select(func.count(Claim.id))
+            .join(Paper, Paper.id == Claim.paper_id)
+            .where(Paper.challenge_id == challenge_id, Claim.status == "active")
+        )
+        or 0
+    )

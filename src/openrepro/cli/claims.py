@@ -1,0 +1,240 @@
+"""`openrepro claims`: extract grounded claims with the LLM, list, show and curate them."""
+
+from __future__ import annotations
+
+import getpass
+
+import typer
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from openrepro import claims as claim_index
+from openrepro.claims.extract import pending_count
+from openrepro.cli._common import (
+    FormatOption,
+    OutputFormat,
+    console,
+    err_console,
+    open_from,
+    print_json,
+)
+from openrepro.llm import Usage, open_client
+
+__all__ = ["app"]
+
+app = typer.Typer(help="Extract, list, show and curate the papers' claims.", no_args_is_help=True)
+
+
+def _default_editor() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "organizer"
+
+
+EditorOption = typer.Option(None, "--by", help="Who makes the change (default: your login).")
+ReasonOption = typer.Option(..., "--reason", help="Why (kept in the claim's history).")
+
+
+def usage_line(usage: Usage) -> str:
+    return (
+        f"LLM usage: {usage.calls} calls, {usage.cached} cached, "
+        f"{usage.prompt_tokens} prompt + {usage.completion_tokens} completion tokens, "
+        f"{usage.seconds:.1f}s in the model"
+    )
+
+
+@app.command("extract")
+def extract(
+    ctx: typer.Context,
+    papers: list[str] | None = typer.Argument(None, help="Venue ids of the papers."),
+    all_: bool = typer.Option(False, "--all", help="Every paper not yet extracted."),
+    redo: bool = typer.Option(False, "--redo", help="Extract again papers already done."),
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """Extract 3-8 grounded claims per paper; resumable (done papers are skipped)."""
+    if not papers and not all_:
+        raise typer.BadParameter("name papers or pass --all")
+    challenge = open_from(ctx)
+    client = open_client(challenge.settings, challenge.store)
+    ctx.call_on_close(client.close)
+    total = pending_count(challenge, papers or None, redo)
+    with Progress(
+        TextColumn("extracting"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[claims]} claims, {task.fields[tokens]} tokens"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err_console,
+        transient=True,
+        disable=fmt is OutputFormat.json,
+    ) as progress:
+        task = progress.add_task("extract", total=total, claims=0, tokens=0)
+
+        def advance(outcome: claim_index.PaperExtraction) -> None:
+            task_fields = progress.tasks[0].fields
+            progress.update(
+                task,
+                advance=1,
+                claims=task_fields["claims"] + outcome.stored,
+                tokens=task_fields["tokens"] + outcome.usage.total_tokens,
+            )
+
+        report = claim_index.extract_claims(
+            challenge, client, papers or None, redo=redo, progress=advance
+        )
+    if fmt is OutputFormat.json:
+        print_json(report)
+        return
+    done = sum(p.status == "done" for p in report.papers)
+    console.print(
+        f"{len(report.papers)} papers: {done} extracted, {report.stored} claims stored, "
+        f"{sum(p.dropped for p in report.papers)} dropped (not grounded), "
+        f"{sum(p.merged for p in report.papers)} merged duplicates in {report.seconds:.1f}s"
+    )
+    for outcome in report.papers:
+        if outcome.status != "done" or outcome.reason:
+            err_console.print(
+                f"  {escape(outcome.paper_id)}: {outcome.status}: {escape(outcome.reason)}"
+            )
+    console.print(usage_line(report.usage))
+
+
+@app.command("ls")
+def ls(
+    ctx: typer.Context,
+    paper: str | None = typer.Option(None, "--paper", help="Only this paper's claims."),
+    kind: str | None = typer.Option(None, "--kind", help="Only this kind."),
+    removed: bool = typer.Option(False, "--removed", help="Include removed claims."),
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """List claims by paper."""
+    challenge = open_from(ctx)
+    with challenge.store.session() as session:
+        rows = claim_index.list_claims(
+            session, challenge.challenge_id, paper=paper, kind=kind, include_removed=removed
+        )
+    if fmt is OutputFormat.json:
+        print_json(rows)
+        return
+    table = Table(title=f"{len(rows)} claims", title_justify="left")
+    for column in ("id", "kind", "claim", "values", "status"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        values = ", ".join(v.text for v in row.reported)
+        table.add_row(escape(row.id), row.kind, escape(row.text), escape(values), row.status)
+    console.print(table)
+
+
+def _print_claim(view: claim_index.ClaimView) -> None:
+    console.print(f"[bold]{escape(view.id)}[/] ({view.kind}, {view.status}, {view.origin})")
+    console.print(escape(view.text))
+    for quote in view.quotes:
+        console.print(f'  [dim]{quote.field}[{quote.start}:{quote.end}][/] "{escape(quote.text)}"')
+    for value in view.reported:
+        parts = [value.metric or "?", value.text]
+        if value.baseline is not None:
+            parts.append(f"(from {value.baseline:g})")
+        if value.dataset:
+            parts.append(f"on {value.dataset}")
+        console.print(f"  value: {escape(' '.join(parts))}")
+    scale = view.scale.model_dump(exclude_defaults=True)
+    if scale:
+        console.print(f"  scale: {escape(', '.join(f'{k} {v}' for k, v in scale.items()))}")
+    if view.provenance:
+        console.print(f"  [dim]provenance: {escape(str(view.provenance))}[/]")
+    for edit in view.edits:
+        console.print(
+            f"  [dim]{edit['at']} {escape(str(edit['editor']))} changed {edit['field']}: "
+            f"{escape(str(edit['reason']))}[/]"
+        )
+
+
+@app.command("show")
+def show(
+    ctx: typer.Context,
+    claim_id: str = typer.Argument(..., help="Claim id, e.g. abc123/C2."),
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """Show one claim: quotes with offsets, reported values, scale, provenance, history."""
+    challenge = open_from(ctx)
+    with challenge.store.session() as session:
+        claim, paper = claim_index.get_claim(session, challenge.challenge_id, claim_id)
+        view = claim_index.service.claim_view(claim, paper.venue_id)
+    if fmt is OutputFormat.json:
+        print_json(view)
+    else:
+        _print_claim(view)
+
+
+@app.command("add")
+def add(
+    ctx: typer.Context,
+    paper: str = typer.Argument(..., help="Venue id of the paper."),
+    text: str = typer.Option(..., "--text", help="The claim in one sentence."),
+    kind: str = typer.Option(..., "--kind", help="result | efficiency | theory | qualitative."),
+    quote: list[str] = typer.Option(..., "--quote", help="Verbatim quote (repeatable)."),
+    by: str | None = EditorOption,
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """Add a claim by hand; every quote must be verbatim in the paper."""
+    challenge = open_from(ctx)
+    with challenge.store.session() as session:
+        view = claim_index.add_claim(
+            session, challenge.challenge_id, paper, text=text, kind=kind, quotes=quote,
+            editor=by or _default_editor(),
+        )  # fmt: skip
+    if fmt is OutputFormat.json:
+        print_json(view)
+    else:
+        console.print(f"added {escape(view.id)}")
+
+
+@app.command("edit")
+def edit(
+    ctx: typer.Context,
+    claim_id: str = typer.Argument(..., help="Claim id, e.g. abc123/C2."),
+    text: str | None = typer.Option(None, "--text", help="New claim text."),
+    kind: str | None = typer.Option(None, "--kind", help="New kind."),
+    quote: list[str] | None = typer.Option(None, "--quote", help="Replace quotes (repeatable)."),
+    reason: str = ReasonOption,
+    by: str | None = EditorOption,
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """Edit a claim; the old values stay in its history."""
+    challenge = open_from(ctx)
+    with challenge.store.session() as session:
+        view = claim_index.edit_claim(
+            session, challenge.challenge_id, claim_id, editor=by or _default_editor(),
+            reason=reason, text=text, kind=kind, quotes=quote or None,
+        )  # fmt: skip
+    if fmt is OutputFormat.json:
+        print_json(view)
+    else:
+        console.print(f"edited {escape(view.id)}")
+
+
+@app.command("rm")
+def rm(
+    ctx: typer.Context,
+    claim_id: str = typer.Argument(..., help="Claim id, e.g. abc123/C2."),
+    reason: str = ReasonOption,
+    by: str | None = EditorOption,
+) -> None:
+    """Remove a claim (kept with status `removed`; its id is never reused)."""
+    challenge = open_from(ctx)
+    with challenge.store.session() as session:
+        view = claim_index.remove_claim(
+            session, challenge.challenge_id, claim_id, editor=by or _default_editor(),
+            reason=reason,
+        )  # fmt: skip
+    console.print(f"removed {escape(view.id)}")
