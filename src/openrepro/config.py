@@ -78,7 +78,7 @@ class Settings(BaseModel):
         default=8192, ge=512, description="Context window (tokens) of the embedded model."
     )
     llm_threads: int = Field(
-        default=0, ge=0, description="CPU threads for the embedded model (0: all cores)."
+        default=0, ge=0, description="CPU threads for the embedded model (0: half the cores)."
     )
     llm_max_tokens: int = Field(
         default=1024, ge=16, le=32768, description="Upper bound on tokens generated per call."

@@ -76,5 +76,10 @@ class LLMAuthError(LLMError):
 class LLMOutputError(LLMError):
     """The model's reply was not valid JSON for the schema, even after one repair attempt.
 
-    A failed extraction is never a pass: callers record it as a failure.
+    A failed extraction is never a pass: callers record it as a failure. ``usage`` holds the
+    tokens and seconds the failed call cost (a :class:`openrepro.llm.Usage` as a dict).
     """
+
+    def __init__(self, message: str, *, usage: dict[str, float] | None = None) -> None:
+        super().__init__(message)
+        self.usage: dict[str, float] = usage or {}

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from openrepro.store import head_revision
+
 DATA = Path(__file__).parent.parent / "data"
 
 
@@ -113,5 +115,6 @@ def test_demo_runs_twice_and_reports_idempotent_reimport(tmp_path: Path) -> None
 
 def test_db_status(folder: Path) -> None:
     info = json.loads(run("db", "status", "-f", "json", cwd=folder).stdout)
-    assert info["revision"] == "0001"
+    assert info["revision"] == info["head"] == head_revision()
+    assert info["head"] is not None
     assert info["dialect"] in {"sqlite", "postgresql"}

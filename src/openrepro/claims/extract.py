@@ -28,6 +28,7 @@ from openrepro.claims.records import (
     ExtractionReport,
     PaperExtraction,
     Quote,
+    output_model,
 )
 from openrepro.claims.text import Sentence, candidate_sentences, locate
 from openrepro.claims.values import ReportedValue, parse_scale, parse_values
@@ -50,6 +51,7 @@ PROMPT_VERSION = "extract-v1"
 MAX_CLAIMS = 8
 DUPLICATE_RATIO = 0.85
 CANDIDATES = 24
+TOKENS_PER_CLAIM = 96  # a sentence list, a claim of <= 300 characters, a kind
 Progress = Callable[[PaperExtraction], None]
 
 
@@ -162,12 +164,17 @@ def extract_paper(client: LLMClient, paper: PaperText) -> Extracted:
         outcome = PaperExtraction(paper_id=paper.venue_id, status="skipped",
                                   reason="no sentence long enough to state a claim")  # fmt: skip
         return outcome, [], {}
+    output = output_model(len(candidates))
+    budget = min(client.max_tokens, TOKENS_PER_CLAIM * min(MAX_CLAIMS, len(candidates)) + 32)
     try:
         result = client.complete(
-            build_messages(paper, candidates), ExtractionOutput, prompt_version=PROMPT_VERSION
-        )
+            build_messages(paper, candidates), output, prompt_version=PROMPT_VERSION,
+            max_tokens=budget,
+        )  # fmt: skip
     except LLMOutputError as exc:
-        return PaperExtraction(paper_id=paper.venue_id, status="failed", reason=str(exc)), [], {}
+        failed = PaperExtraction(paper_id=paper.venue_id, status="failed", reason=str(exc),
+                                 usage=Usage.model_validate(exc.usage))  # fmt: skip
+        return failed, [], {"model": client.backend.model}
     claims, dropped = ground(result.value, candidates, paper)
     claims, merged = merge_duplicates(claims)
     provenance = {

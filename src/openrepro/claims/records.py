@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from datetime import datetime
+from functools import lru_cache
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from openrepro.claims.values import ReportedValue, Scale
 from openrepro.llm import Usage
@@ -18,6 +19,7 @@ __all__ = [
     "ExtractionReport",
     "PaperExtraction",
     "Quote",
+    "output_model",
 ]
 
 ClaimKind = Literal["result", "efficiency", "theory", "qualitative"]
@@ -38,6 +40,29 @@ class ExtractionOutput(BaseModel):
     """The JSON object the extraction prompt asks for."""
 
     claims: list[ExtractedClaim] = Field(min_length=1, max_length=8)
+
+
+@lru_cache(maxsize=MAX_CANDIDATES)
+def output_model(candidates: int) -> type[ExtractionOutput]:
+    """The output schema for a prompt with ``candidates`` numbered sentences.
+
+    Sentence numbers are bounded by the list and there are never more claims than sentences,
+    so a grammar-constrained model cannot point outside the list or ramble to the token limit.
+    """
+    n = max(1, min(candidates, MAX_CANDIDATES))
+    claim = create_model(
+        "ExtractedClaim",
+        __base__=ExtractedClaim,
+        sentences=(
+            list[Annotated[int, Field(ge=1, le=n)]],
+            Field(min_length=1, max_length=min(3, n)),
+        ),
+    )
+    return create_model(
+        "ExtractionOutput",
+        __base__=ExtractionOutput,
+        claims=(list[claim], Field(min_length=1, max_length=min(8, n))),
+    )
 
 
 class Quote(BaseModel):

@@ -162,6 +162,7 @@ def candidate_sentences(text: str, *, limit: int = 24) -> list[Sentence]:
         if name in _SKIP:
             continue
         sentences += split_sentences(text, start, end, name)
+    if len(sentences) <= limit:
+        return sentences  # a short text (an abstract): every sentence is a candidate
     ranked = sorted(sentences, key=_score, reverse=True)
-    chosen = [s for s in ranked if _score(s) > 0][:limit] or ranked[:limit]
-    return sorted(chosen, key=lambda s: s.start)
+    return sorted(ranked[:limit], key=lambda s: s.start)

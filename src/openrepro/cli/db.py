@@ -7,7 +7,7 @@ import typer
 from openrepro.challenge import open_challenge
 from openrepro.cli._common import FormatOption, OutputFormat, console, print_json
 from openrepro.config import load_settings
-from openrepro.store import Store
+from openrepro.store import Store, head_revision
 
 __all__ = ["app"]
 
@@ -28,7 +28,7 @@ def upgrade(ctx: typer.Context) -> None:
 
 @app.command("status")
 def status(ctx: typer.Context, fmt: OutputFormat = FormatOption) -> None:
-    """Show the database URL (password hidden), dialect and migration revision."""
+    """Show the database URL (password hidden), dialect, migration revision and the newest."""
     settings = load_settings((ctx.obj or {}).get("dir"))
     store = Store(settings.resolved_database_url())
     try:
@@ -36,6 +36,7 @@ def status(ctx: typer.Context, fmt: OutputFormat = FormatOption) -> None:
             "url": store.safe_url,
             "dialect": store.dialect,
             "revision": store.current_revision(),
+            "head": head_revision(),
         }
     finally:
         store.dispose()

@@ -6,8 +6,10 @@ from pathlib import Path
 
 import typer
 from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from openrepro.cli._common import FormatOption, OutputFormat, console, print_json
+from openrepro.cli._common import FormatOption, OutputFormat, console, err_console, print_json
+from openrepro.cli.claims import usage_line
 from openrepro.demo import run_demo
 
 __all__ = ["demo"]
@@ -22,8 +24,18 @@ def demo(
     ),
     fmt: OutputFormat = FormatOption,
 ) -> None:
-    """Create a demo challenge from the bundled sample and print a summary."""
-    summary = run_demo(path)
+    """Create a demo challenge from the bundled sample, extract claims, print a summary."""
+    with Progress(
+        TextColumn("extracting claims"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+        disable=fmt is OutputFormat.json,
+    ) as progress:
+        task = progress.add_task("extract", total=8)
+        summary = run_demo(path, progress=lambda _: progress.advance(task))
     if fmt is OutputFormat.json:
         print_json(summary)
         return
@@ -37,4 +49,14 @@ def demo(
     console.print(f"search {summary.search_query!r}:")
     for hit in summary.search_hits:
         console.print(f"  {escape(hit.venue_id)}  {escape(hit.title)}")
+    first, again = summary.extraction, summary.extraction_rerun
+    console.print(
+        f"claims: {len(summary.claims)} grounded claims from {len(first.papers)} papers "
+        f"({sum(p.dropped for p in first.papers)} proposals dropped: quote not in the paper)"
+    )
+    console.print(f"  first run:  {usage_line(first.usage)}")
+    console.print(f"  second run: {usage_line(again.usage)}")
+    for claim in summary.claims[:5]:
+        console.print(f"  {escape(claim.id)} [{claim.kind}] {escape(claim.text)}")
+        console.print(f'    quote: "{escape(claim.quotes[0].text)}"')
     console.print(f"next: openrepro --dir {escape(summary.folder)} papers ls")

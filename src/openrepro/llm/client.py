@@ -33,6 +33,7 @@ T = TypeVar("T", bound=BaseModel)
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 MAX_REPLY_CHARS = 200_000
+FAILED = "failed"  # cache entries recording a failed call
 
 
 def cache_key(backend: str, model: str, prompt_version: str, schema: dict[str, Any],
@@ -65,7 +66,7 @@ def parse_json_reply(text: str) -> Any:
     error: json.JSONDecodeError | None = None
     for candidate in candidates:
         try:
-            return json.loads(candidate)
+            return json.loads(candidate, strict=False)  # raw newlines in strings are common
         except json.JSONDecodeError as exc:
             error = error or exc
     raise ValueError(f"not valid JSON ({error.msg if error else 'empty reply'})")
@@ -114,7 +115,10 @@ class LLMClient:
         with self.store.session() as session:
             return session.scalar(select(LLMCacheEntry).where(LLMCacheEntry.key == key))
 
-    def _remember(self, key: str, prompt_version: str, raw: RawCompletion, seconds: float) -> None:
+    def _remember(
+        self, key: str, prompt_version: str, raw: RawCompletion, seconds: float,
+        *, failed: bool = False,
+    ) -> None:  # fmt: skip
         if self.store is None:
             return
         try:
@@ -126,7 +130,7 @@ class LLMClient:
                         model=raw.model or self.backend.model,
                         prompt_version=prompt_version,
                         response=raw.text,
-                        mode=raw.mode,
+                        mode=FAILED if failed else raw.mode,
                         prompt_tokens=raw.prompt_tokens,
                         completion_tokens=raw.completion_tokens,
                         seconds=seconds,
@@ -139,10 +143,15 @@ class LLMClient:
     # -- calls ---------------------------------------------------------------------------
 
     def _generate(
-        self, messages: list[Message], schema: dict[str, Any], name: str, max_tokens: int
-    ) -> tuple[RawCompletion, Usage]:
-        """One backend call; a reply cut by the token limit is retried once with twice the room."""
-        usage = Usage()
+        self,
+        messages: list[Message],
+        schema: dict[str, Any],
+        name: str,
+        max_tokens: int,
+        usage: Usage,
+    ) -> RawCompletion:
+        """One backend call, added to ``usage``; a reply cut by the token limit is retried once
+        with twice the room, and a second cut is an :class:`LLMOutputError`."""
         budget = max_tokens
         for attempt in range(2):
             started = time.perf_counter()
@@ -158,7 +167,7 @@ class LLMClient:
                 )
             )
             if raw.finish_reason != "length":
-                return raw, usage
+                return raw
             if attempt == 0:
                 budget *= 2
         raise LLMOutputError(
@@ -166,39 +175,15 @@ class LLMClient:
             "(finish_reason=length) twice"
         )
 
-    def complete(
-        self,
-        messages: list[Message],
-        output: type[T],
-        *,
-        prompt_version: str,
-        max_tokens: int | None = None,
-    ) -> LLMResult[T]:
-        """Ask for an ``output`` object; cached, validated, repaired once, accounted."""
+    def _ask(
+        self, messages: list[Message], output: type[T], budget: int, usage: Usage
+    ) -> tuple[T, RawCompletion, int]:
+        """Generate and validate, with one repair round; returns (value, raw reply, attempts)."""
         schema = output.model_json_schema()
         name = output.__name__
-        budget = max_tokens or self.max_tokens
-        key = cache_key(self.backend.name, self.backend.model, prompt_version, schema, messages,
-                        budget, self.seed)  # fmt: skip
-        hit = self._cached(key)
-        if hit is not None:
-            try:
-                value = output.model_validate(parse_json_reply(hit.response))
-            except (ValueError, ValidationError):
-                hit = None  # a stale or corrupt entry: ask again
-            else:
-                usage = Usage(cached=1)
-                self._account(usage)
-                return LLMResult[T](
-                    value=value, backend=self.backend.name, model=hit.model,
-                    prompt_version=prompt_version, usage=usage, cached=True,
-                    mode=hit.mode, raw=hit.response,
-                )  # fmt: skip
-
-        raw, usage = self._generate(messages, schema, name, budget)
-        attempts = 1
+        raw = self._generate(messages, schema, name, budget, usage)
         try:
-            value = output.model_validate(parse_json_reply(raw.text))
+            return output.model_validate(parse_json_reply(raw.text)), raw, 1
         except (ValueError, ValidationError) as exc:
             repair = [
                 *messages,
@@ -211,23 +196,72 @@ class LLMClient:
                     ),
                 ),
             ]
-            raw, more = self._generate(repair, schema, name, budget)
-            usage.add(more)
-            attempts = 2
-            try:
-                value = output.model_validate(parse_json_reply(raw.text))
-            except (ValueError, ValidationError) as again:
-                self._account(usage)
-                raise LLMOutputError(
-                    f"{self.backend.name}:{self.backend.model}: reply is not a valid {name} "
-                    f"after one repair: {_problem(again)}"
-                ) from again
+        raw = self._generate(repair, schema, name, budget, usage)
+        try:
+            return output.model_validate(parse_json_reply(raw.text)), raw, 2
+        except (ValueError, ValidationError) as again:
+            raise LLMOutputError(
+                f"{self.backend.name}:{self.backend.model}: reply is not a valid {name} "
+                f"after one repair: {_problem(again)}"
+            ) from again
+
+    def complete(
+        self,
+        messages: list[Message],
+        output: type[T],
+        *,
+        prompt_version: str,
+        max_tokens: int | None = None,
+    ) -> LLMResult[T]:
+        """Ask for an ``output`` object; cached, validated, repaired once, accounted.
+
+        A failure (invalid after repair, or cut twice by the token limit) is cached too: at
+        temperature 0 with a fixed seed the same input fails the same way, so a re-run reports
+        it again without a model call. The error carries the usage it cost.
+        """
+        budget = max_tokens or self.max_tokens
+        key = cache_key(self.backend.name, self.backend.model, prompt_version,
+                        output.model_json_schema(), messages, budget, self.seed)  # fmt: skip
+        hit = self._cached(key)
+        if hit is not None:
+            cached = self._from_cache(hit, output, prompt_version)
+            if cached is not None:
+                return cached
+        usage = Usage()
+        try:
+            value, raw, attempts = self._ask(messages, output, budget, usage)
+        except LLMOutputError as exc:
+            self._account(usage)
+            failed = RawCompletion(text=str(exc), mode="text", model=self.backend.model,
+                                   prompt_tokens=usage.prompt_tokens,
+                                   completion_tokens=usage.completion_tokens)  # fmt: skip
+            self._remember(key, prompt_version, failed, usage.seconds, failed=True)
+            exc.usage = usage.model_dump()
+            raise
         self._account(usage)
         self._remember(key, prompt_version, raw, usage.seconds)
         return LLMResult[T](
             value=value, backend=self.backend.name, model=raw.model or self.backend.model,
             prompt_version=prompt_version, usage=usage, mode=raw.mode, attempts=attempts,
             raw=raw.text,
+        )  # fmt: skip
+
+    def _from_cache(
+        self, hit: LLMCacheEntry, output: type[T], prompt_version: str
+    ) -> LLMResult[T] | None:
+        usage = Usage(cached=1)
+        if hit.mode == FAILED:
+            self._account(usage)
+            raise LLMOutputError(f"{hit.response} (cached result of an earlier call)", usage={})
+        try:
+            value = output.model_validate(parse_json_reply(hit.response))
+        except (ValueError, ValidationError):
+            return None  # a corrupt entry: ask again
+        self._account(usage)
+        return LLMResult[T](
+            value=value, backend=self.backend.name, model=hit.model,
+            prompt_version=prompt_version, usage=usage, cached=True,
+            mode=hit.mode, raw=hit.response,
         )  # fmt: skip
 
     def close(self) -> None:

@@ -181,7 +181,12 @@ def get_paper(session: Session, challenge_id: int, venue_id: str) -> PaperDetail
     )
     if paper is None:
         raise NotFoundError(f"no paper with id {venue_id!r}")
-    claims = session.scalar(select(func.count(Claim.id)).where(Claim.paper_id == paper.id)) or 0
+    claims = (
+        session.scalar(
+            select(func.count(Claim.id)).where(Claim.paper_id == paper.id, Claim.status == "active")
+        )
+        or 0
+    )
     return PaperDetail(
         venue_id=paper.venue_id,
         title=paper.title,

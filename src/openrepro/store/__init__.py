@@ -1,6 +1,6 @@
 """The storage layer: SQLAlchemy models, sessions and Alembic migrations."""
 
-from openrepro.store.db import Store, make_engine, normalize_url
+from openrepro.store.db import Store, head_revision, make_engine, normalize_url
 from openrepro.store.models import (
     CLAIM_KINDS,
     JOB_STATUSES,
@@ -36,6 +36,7 @@ __all__ = [
     "Store",
     "Verdict",
     "VerdictEdit",
+    "head_revision",
     "make_engine",
     "normalize_url",
 ]

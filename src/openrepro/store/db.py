@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from openrepro.errors import ConfigError, StoreError
 
-__all__ = ["Store", "make_engine", "normalize_url"]
+__all__ = ["Store", "head_revision", "make_engine", "normalize_url"]
 
 MIGRATIONS = "openrepro.store:migrations"
 
@@ -52,6 +52,21 @@ def make_engine(url: str) -> Engine:
     return create_engine(url, pool_pre_ping=True)
 
 
+def _alembic_config() -> Any:
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", MIGRATIONS)
+    return cfg
+
+
+def head_revision() -> str | None:
+    """The newest migration this version of openrepro ships."""
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory.from_config(_alembic_config()).get_current_head()
+
+
 class Store:
     """One open database: an engine, a session factory and the migration entry point."""
 
@@ -67,10 +82,8 @@ class Store:
     def upgrade(self, revision: str = "head") -> None:
         """Apply Alembic migrations up to ``revision`` (idempotent)."""
         from alembic import command
-        from alembic.config import Config
 
-        cfg = Config()
-        cfg.set_main_option("script_location", MIGRATIONS)
+        cfg = _alembic_config()
         try:
             with self.engine.begin() as conn:
                 cfg.attributes["connection"] = conn

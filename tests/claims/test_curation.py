@@ -42,19 +42,39 @@ def test_add_edit_remove_keep_history_and_never_reuse_keys(
     challenge: ChallengeContext, paper: str
 ) -> None:
     with challenge.store.session() as s:
-        first = add_claim(s, challenge.challenge_id, paper, text="Reaches 88.1 on GLUE.",
-                          kind="result", quotes=["reaches 88.1 average accuracy"], editor="ana")  # fmt: skip
-        second = add_claim(s, challenge.challenge_id, paper, text="1.9x faster.",
-                           kind="efficiency", quotes=["Training is 1.9x faster per step"],
-                           editor="ana")  # fmt: skip
+        first = add_claim(
+            s,
+            challenge.challenge_id,
+            paper,
+            text="Reaches 88.1 on GLUE.",
+            kind="result",
+            quotes=["reaches 88.1 average accuracy"],
+            editor="ana",
+        )
+        second = add_claim(
+            s,
+            challenge.challenge_id,
+            paper,
+            text="1.9x faster.",
+            kind="efficiency",
+            quotes=["Training is 1.9x faster per step"],
+            editor="ana",
+        )
     assert (first.id, second.id) == (f"{paper}/C1", f"{paper}/C2")
     assert first.quotes[0].text == "reaches 88.1 average accuracy"
     assert ABSTRACT[first.quotes[0].start : first.quotes[0].end] == first.quotes[0].text
     assert [(v.metric, v.value) for v in first.reported] == [("accuracy", 88.1)]
 
     with challenge.store.session() as s:
-        edited = edit_claim(s, challenge.challenge_id, first.id, editor="bo", reason="clearer",
-                            text="The method reaches 88.1 GLUE accuracy.", kind="result")  # fmt: skip
+        edited = edit_claim(
+            s,
+            challenge.challenge_id,
+            first.id,
+            editor="bo",
+            reason="clearer",
+            text="The method reaches 88.1 GLUE accuracy.",
+            kind="result",
+        )
     assert [(e["field"], e["old"], e["new"], e["editor"]) for e in edited.edits][-1] == (
         "text", "Reaches 88.1 on GLUE.", "The method reaches 88.1 GLUE accuracy.", "bo"
     )  # fmt: skip
@@ -79,8 +99,15 @@ def test_ungrounded_or_invalid_changes_are_refused_and_nothing_changes(
     challenge: ChallengeContext, paper: str
 ) -> None:
     with challenge.store.session() as s:
-        view = add_claim(s, challenge.challenge_id, paper, text="Reaches 88.1.", kind="result",
-                         quotes=["reaches 88.1 average accuracy"], editor="ana")  # fmt: skip
+        view = add_claim(
+            s,
+            challenge.challenge_id,
+            paper,
+            text="Reaches 88.1.",
+            kind="result",
+            quotes=["reaches 88.1 average accuracy"],
+            editor="ana",
+        )
     with pytest.raises(ClaimError, match="not found verbatim"), challenge.store.session() as s:
         edit_claim(s, challenge.challenge_id, view.id, editor="x", reason="r",
                    quotes=["reaches 99.9 average accuracy"])  # fmt: skip
