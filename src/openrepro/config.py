@@ -81,7 +81,7 @@ class Settings(BaseModel):
         default=0, ge=0, description="CPU threads for the embedded model (0: half the cores)."
     )
     llm_max_tokens: int = Field(
-        default=1024, ge=16, le=32768, description="Upper bound on tokens generated per call."
+        default=2048, ge=16, le=32768, description="Upper bound on tokens generated per call."
     )
     llm_timeout: float = Field(
         default=120.0, gt=0, description="Seconds before one HTTP call is abandoned."

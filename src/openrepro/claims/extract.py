@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.prompts import load_prompt
 from openrepro.claims.records import (
+    CLAIM_CHARS,
     ExtractionOutput,
     ExtractionReport,
     PaperExtraction,
@@ -51,7 +52,10 @@ PROMPT_VERSION = "extract-v1"
 MAX_CLAIMS = 8
 DUPLICATE_RATIO = 0.85
 CANDIDATES = 24
-TOKENS_PER_CLAIM = 96  # a sentence list, a claim of <= 300 characters, a kind
+# Room for the longest reply the schema allows (a claim of CLAIM_CHARS at ~2 characters per
+# token in the worst case, plus its sentence list and kind), so a grammar-constrained reply is
+# never cut by the token limit.
+TOKENS_PER_CLAIM = CLAIM_CHARS // 2 + 40
 Progress = Callable[[PaperExtraction], None]
 
 

@@ -24,6 +24,7 @@ __all__ = [
 
 ClaimKind = Literal["result", "efficiency", "theory", "qualitative"]
 MAX_CANDIDATES = 32
+CLAIM_CHARS = 200  # one plain sentence
 
 
 class ExtractedClaim(BaseModel):
@@ -32,7 +33,7 @@ class ExtractedClaim(BaseModel):
     sentences: list[Annotated[int, Field(ge=1, le=MAX_CANDIDATES)]] = Field(
         min_length=1, max_length=3
     )
-    claim: str = Field(min_length=8, max_length=300)
+    claim: str = Field(min_length=8, max_length=CLAIM_CHARS)
     kind: ClaimKind
 
 
