@@ -94,7 +94,23 @@ class Settings(BaseModel):
     )
     llm_seed: int = Field(default=0, description="Sampling seed (temperature is always 0).")
 
+    files_dir: str = Field(
+        default="files",
+        description="Where submitted logbook files are kept, content-addressed by sha256 "
+        "(relative to the challenge folder).",
+    )
+    archive_max_bytes: int = Field(
+        default=512 * 1024 * 1024, ge=1, description="Largest total unpacked size of an archive."
+    )
+    archive_max_members: int = Field(
+        default=5000, ge=1, description="Most files and folders an archive may hold."
+    )
+
     directory: Path = Field(default=Path("."), exclude=True, description="(internal)")
+
+    def resolved_files_dir(self) -> Path:
+        path = Path(self.files_dir)
+        return path if path.is_absolute() else (self.directory / path).resolve()
 
     def resolved_database_url(self) -> str:
         """The database URL with a relative SQLite path anchored at the challenge folder."""

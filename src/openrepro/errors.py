@@ -14,10 +14,12 @@ __all__ = [
     "LLMError",
     "LLMOutputError",
     "LLMUnavailableError",
+    "LogbookError",
     "NotFoundError",
     "OpenReproError",
     "SourceError",
     "StoreError",
+    "UnsafeArchiveError",
 ]
 
 
@@ -83,3 +85,16 @@ class LLMOutputError(LLMError):
     def __init__(self, message: str, *, usage: dict[str, float] | None = None) -> None:
         super().__init__(message)
         self.usage: dict[str, float] = usage or {}
+
+
+class LogbookError(OpenReproError):
+    """A logbook or bundle cannot be read: the message names the file and the problem.
+
+    Nothing of a logbook that raised this is stored.
+    """
+
+    exit_code = 2
+
+
+class UnsafeArchiveError(LogbookError):
+    """An archive was refused before anything was written (path escape, link, device, bomb)."""

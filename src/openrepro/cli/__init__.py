@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from openrepro import __version__
-from openrepro.cli import claims, db, demo, init, papers
+from openrepro.cli import claims, db, demo, init, logbook, papers, pull, submit
 from openrepro.cli._common import err_console
 from openrepro.errors import OpenReproError
 
@@ -49,8 +49,11 @@ def _root(
 
 app.command("init")(init.init)
 app.command("demo")(demo.demo)
+app.command("pull")(pull.pull)
+app.command("submit")(submit.submit)
 app.add_typer(papers.app, name="papers")
 app.add_typer(claims.app, name="claims")
+app.add_typer(logbook.app, name="logbook")
 app.add_typer(db.app, name="db")
 
 

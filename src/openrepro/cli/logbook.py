@@ -1,0 +1,84 @@
+"""`openrepro logbook`: list, show and render submitted logbooks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from openrepro.cli._common import FormatOption, OutputFormat, console, open_from, print_json
+from openrepro.logbooks.service import list_logbooks, load_logbook, locator
+from openrepro.logbooks.site import build_site
+
+__all__ = ["app"]
+
+app = typer.Typer(help="List, show and render submitted logbooks.", no_args_is_help=True)
+
+
+@app.command("ls")
+def ls(
+    ctx: typer.Context,
+    paper: str | None = typer.Option(None, "--paper", help="Only this paper's logbooks."),
+    participant: str | None = typer.Option(None, "--participant", help="Only this handle's."),
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """List logbooks (every revision)."""
+    challenge = open_from(ctx)
+    with challenge.store.session() as session:
+        rows = list_logbooks(session, challenge.challenge_id, paper=paper, participant=participant)
+    if fmt is OutputFormat.json:
+        print_json(rows)
+        return
+    table = Table(title=f"{len(rows)} logbooks", title_justify="left")
+    for column in ("id", "paper", "participant", "revision", "format", "runs", "metrics"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        runs = f"{row.runs}" + (f" ({row.failed_runs} failed)" if row.failed_runs else "")
+        table.add_row(str(row.id), escape(row.paper_id), escape(row.participant), row.revision,
+                      row.format, runs, str(row.metrics))  # fmt: skip
+    console.print(table)
+
+
+@app.command("show")
+def show(
+    ctx: typer.Context,
+    logbook_id: int = typer.Argument(..., help="Logbook id (see `logbook ls`)."),
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """Show a logbook's normalised record: runs, metrics, files; testimony kept apart."""
+    challenge = open_from(ctx)
+    with challenge.store.session() as session:
+        record = load_logbook(session, challenge.challenge_id, logbook_id)
+    if fmt is OutputFormat.json:
+        print_json(record)
+        return
+    console.print(
+        f"[bold]{escape(record.title or '(untitled)')}[/] for {escape(record.paper_id or '?')}"
+    )
+    for run in record.runs:
+        command = escape(" ".join(run.command))
+        console.print(
+            f"  run {escape(run.id)}: `{command}` exit {run.exit_code} in {run.duration_s}s, "
+            f"{len(run.produced)} files"
+        )
+    keys = sorted({m.key for m in record.metrics})
+    for key in keys:
+        values = [m.value for m in record.metrics if m.key == key]
+        console.print(f"  metric {escape(key)}: {len(values)} values, last {values[-1]:g}")
+    console.print(f"  {len(record.testimony)} testimony cells (not evidence)")
+
+
+@app.command("render")
+def render(
+    ctx: typer.Context,
+    logbook_id: int = typer.Argument(..., help="Logbook id (see `logbook ls`)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder for index.html and its images."),
+) -> None:
+    """Render a logbook to a static, sanitised page (no scripts, strict CSP)."""
+    challenge = open_from(ctx)
+    with challenge.store.session() as session:
+        record = load_logbook(session, challenge.challenge_id, logbook_id)
+    page = build_site(record, locator(challenge.settings.resolved_files_dir()), out)
+    console.print(f"wrote {escape(str(page))}")

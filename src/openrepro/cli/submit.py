@@ -1,0 +1,57 @@
+"""`openrepro submit`: validate and store a logbook."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+
+from openrepro.cli._common import (
+    FormatOption,
+    OutputFormat,
+    console,
+    err_console,
+    open_from,
+    print_json,
+)
+from openrepro.logbooks.submit import submit_logbook
+
+__all__ = ["submit"]
+
+
+def submit(
+    ctx: typer.Context,
+    source: Path = typer.Argument(..., help="Logbook folder, bundle folder, or an archive."),
+    handle: str | None = typer.Option(
+        None, "--as", help="Participant handle (default: the bundle's `participant`)."
+    ),
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """Validate, store (content-addressed) and summarise a logbook: evidence vs testimony."""
+    challenge = open_from(ctx)
+    report = submit_logbook(challenge, source, handle=handle)
+    if fmt is OutputFormat.json:
+        print_json(report)
+        return
+    state = {"new": "stored", "new-revision": "stored as a new revision", "unchanged": "unchanged"}
+    console.print(
+        f"logbook {report.logbook_id} ({report.format}) for {escape(report.paper_id)} by "
+        f"{escape(report.participant)}: {state[report.status]} (revision {report.revision}, "
+        f"{report.files} files, {report.bytes} bytes)"
+    )
+    console.print("[bold]evidence[/] (what the judge checks):")
+    for run in report.evidence.runs:
+        console.print(
+            f"  run {escape(str(run['id']))}: `{escape(str(run['command']))}` "
+            f"exit {run['exit_code']}"
+        )
+    for key, count in sorted(report.evidence.metrics.items()):
+        console.print(f"  metric {escape(key)}: {count} values")
+    for path in report.evidence.artifacts:
+        console.print(f"  file {escape(path)}")
+    console.print("[bold]testimony[/] (the participant's own words, never evidence):")
+    for line in report.testimony:
+        console.print(f"  {escape(line)}")
+    for warning in report.warnings:
+        err_console.print(f"warning: {escape(warning)}")

@@ -1,0 +1,80 @@
+"""Stored logbooks: listing, loading the normalised record, locating its files."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+from pydantic import BaseModel
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from openrepro.errors import NotFoundError
+from openrepro.logbooks.records import FileRef, LogbookRecord
+from openrepro.logbooks.submit import blob_path
+from openrepro.store import Logbook, Paper, Participant
+
+__all__ = ["LogbookSummary", "list_logbooks", "load_logbook", "locator"]
+
+
+class LogbookSummary(BaseModel):
+    id: int
+    paper_id: str
+    participant: str
+    revision: str
+    format: str
+    title: str
+    runs: int
+    failed_runs: int
+    metrics: int
+    claims: list[str]
+    submitted_at: datetime
+
+
+def _summary(book: Logbook, venue_id: str, handle: str) -> LogbookSummary:
+    record = LogbookRecord.model_validate(book.manifest)
+    return LogbookSummary(
+        id=book.id, paper_id=venue_id, participant=handle, revision=book.revision,
+        format=book.format, title=book.title, runs=len(record.runs),
+        failed_runs=sum(1 for r in record.runs if r.exit_code not in (0, None)),
+        metrics=len(record.metrics), claims=record.claims, submitted_at=book.submitted_at,
+    )  # fmt: skip
+
+
+def list_logbooks(
+    session: Session, challenge_id: int, *, paper: str | None = None, participant: str | None = None
+) -> list[LogbookSummary]:
+    query = (
+        select(Logbook, Paper.venue_id, Participant.handle)
+        .join(Paper, Paper.id == Logbook.paper_id)
+        .join(Participant, Participant.id == Logbook.participant_id)
+        .where(Paper.challenge_id == challenge_id)
+        .order_by(Logbook.id)
+    )
+    if paper is not None:
+        query = query.where(Paper.venue_id == paper)
+    if participant is not None:
+        query = query.where(Participant.handle == participant)
+    return [_summary(book, venue, handle) for book, venue, handle in session.execute(query)]
+
+
+def load_logbook(session: Session, challenge_id: int, logbook_id: int) -> LogbookRecord:
+    book = session.scalar(
+        select(Logbook)
+        .join(Paper, Paper.id == Logbook.paper_id)
+        .where(Logbook.id == logbook_id, Paper.challenge_id == challenge_id)
+    )
+    if book is None:
+        raise NotFoundError(f"no logbook {logbook_id}")
+    return LogbookRecord.model_validate(book.manifest)
+
+
+def locator(files_dir: Path) -> Callable[[FileRef], Path | None]:
+    """A function finding a stored file's bytes in the content-addressed store."""
+
+    def locate(ref: FileRef) -> Path | None:
+        path = blob_path(files_dir, ref.sha256)
+        return path if path.is_file() else None
+
+    return locate

@@ -1,0 +1,531 @@
+"""Read a Trackio logbook folder (and its Trackio metrics) into a :class:`LogbookRecord`.
+
+Layout written by ``trackio logbook`` (trackio 0.43, ``schema_version`` 2)::
+
+    <root>/                      the folder the participant ran ``trackio logbook`` in
+      .trackio/metadata.json     private state (paper, local artifacts) - not read here
+      .trackio/logbook/
+        logbook.json             title, space_id, paper, tags, the page tree, traces, revision
+        pages/index.md           the root page; other pages are pages/<slug>/page.md
+      results.csv                files a run produced, named by artifact cells (paths are
+                                 relative to <root>, the run's working directory)
+
+A page is Markdown; each cell starts with ``---``, then ``<!-- trackio-cell``, a one-line JSON
+header and ``-->``, then the cell's body. ``trackio logbook run`` writes a ``code`` cell whose
+header holds ``command``, ``exit_code`` and ``duration_s`` and whose body shows the scripts
+(````` ````python title=train.py `````) and the output (````` ````output `````); each file the run
+wrote with a data/model extension follows as its own ``artifact`` cell with ``auto: true``,
+``path`` and ``size``. Those cells become the run's ``produced`` files. Figure cells carry their
+HTML inline and Trackio-artifact cells (``artifact: "project/name:vN"``) point into Trackio's
+store, so neither names a file here: they are kept as cells only. Markdown cells, and code cells
+that ran nothing (pasted output), are testimony.
+
+Metrics live outside the logbook, in Trackio's SQLite project files ``<TRACKIO_DIR>/<project>.db``
+(by default under ``~/.cache/huggingface/trackio``). The reader takes ``trackio_dir``; without it,
+it looks for ``*.db`` files in ``<root>/.trackio/`` and ``<root>/trackio/`` (where a participant
+copies them), and reads no metrics when there are none.
+
+Unlike Trackio's own lenient reader, this one refuses anything malformed with a
+:class:`LogbookError` that names the file.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import re
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from openrepro.errors import LogbookError
+from openrepro.logbooks.bundle import file_ref
+from openrepro.logbooks.records import (
+    Artifact,
+    Cell,
+    CellType,
+    FileRef,
+    LogbookRecord,
+    Metric,
+    Page,
+    Run,
+    Testimony,
+)
+
+__all__ = ["SCHEMA_VERSION", "read_trackio_export", "read_trackio_logbook"]
+
+SCHEMA_VERSION = 2
+PROJECT_DIR = ".trackio"
+LOGBOOK_DIR = "logbook"
+MANIFEST = "logbook.json"
+CELL_TYPES: dict[str, CellType] = {
+    t: t for t in ("markdown", "code", "figure", "artifact", "dashboard")
+}
+_OPEN_RE = re.compile(r"(?:^|\n)---\n<!-- trackio-cell\n")
+_CLOSE_RE = re.compile(r"(?:^|\n)-->(?:\n|$)")
+_FENCE_RE = re.compile(r"(`{3,4}|~{3,4})([^\n]*)\n([\s\S]*?)\n\1")  # as trackio parses fences
+_TITLE_RE = re.compile(r"title=(\S+)")
+_METRIC_CLAIM_RE = re.compile(r"^claims/([^/]+)/([^/]+)/.+")
+_PAGE_CLAIM_RE = re.compile(r"\bclaim\s+(c\d+[a-z0-9]*)\b", re.IGNORECASE)
+_QUALIFIED_CLAIM_RE = re.compile(r"(?<![\w./-])([\w.-]+)/(C\d+[A-Za-z0-9]*)\b")
+_PAPER_KEYS = ("id", "venue_id", "openreview_id", "arxiv_id")
+_DB_ROW_COLUMNS = frozenset({"id", "run_id", "timestamp", "run_name", "step", "log_id", "space_id"})
+
+
+class _PageNode(BaseModel):
+    slug: str = Field(min_length=1)
+    title: str = ""
+    file: str = Field(min_length=1)
+    children: list[_PageNode] = Field(default_factory=list)
+
+
+class _Manifest(BaseModel):
+    """The part of ``logbook.json`` this reader relies on (other keys are ignored)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    schema_version: int
+    title: str = ""
+    space_id: str | None = None
+    paper: str | dict[str, Any] | None = None
+    tags: list[str] = Field(default_factory=list)
+    root: _PageNode
+    traces: list[dict[str, Any]] = Field(default_factory=list)
+    revision: str | None = None
+
+
+class _CellHeader(BaseModel):
+    """A cell marker's JSON header; unknown keys are kept in ``Cell.meta``."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str = "markdown"
+    id: str | None = None
+    title: str = ""
+    created_at: str | None = None
+    command: list[str] | None = None
+    exit_code: int | None = None
+    duration_s: float | None = None
+    path: str | None = None
+    artifact_type: str | None = None
+    auto: bool = False
+
+
+class _RawCell(BaseModel):
+    header: _CellHeader
+    meta: dict[str, Any]
+    body: str
+    line: int
+
+
+# ---- locating the logbook ----
+
+
+def _locate(root: Path) -> tuple[Path, Path]:
+    """Return ``(base, logbook_dir)``: file paths are relative to ``base``."""
+    if (root / MANIFEST).is_file():
+        logbook_dir = root
+        parent = root.parent
+        base = parent.parent if parent.name == PROJECT_DIR and root.name == LOGBOOK_DIR else root
+        return base, logbook_dir
+    logbook_dir = root / PROJECT_DIR / LOGBOOK_DIR
+    if (logbook_dir / MANIFEST).is_file():
+        return root, logbook_dir
+    raise LogbookError(f"{root}: no {PROJECT_DIR}/{LOGBOOK_DIR}/{MANIFEST} (not a Trackio logbook)")
+
+
+def _rel(base: Path, path: Path) -> str:
+    try:
+        return path.relative_to(base).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _validation_problems(exc: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(p) for p in err['loc']) or 'top level'}: {err['msg']}"
+        for err in exc.errors()[:10]
+    )
+
+
+def _read_manifest(path: Path, name: str) -> _Manifest:
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise LogbookError(f"{name}: not valid UTF-8 ({exc.reason})") from exc
+    except json.JSONDecodeError as exc:
+        raise LogbookError(f"{name}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+    if not isinstance(data, dict):
+        raise LogbookError(f"{name}: expected a JSON object")
+    version = data.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise LogbookError(
+            f"{name}: unsupported schema_version {version!r} (this reader knows {SCHEMA_VERSION})"
+        )
+    try:
+        return _Manifest.model_validate(data)
+    except ValidationError as exc:
+        raise LogbookError(f"{name}: {_validation_problems(exc)}") from exc
+
+
+def _walk(node: _PageNode) -> Iterator[_PageNode]:
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def _page_path(logbook_dir: Path, node: _PageNode, manifest_name: str) -> Path:
+    """The page's file; it must be a regular file inside the logbook folder (links resolved)."""
+    pure = PurePosixPath(node.file)
+    if pure.is_absolute() or ".." in pure.parts or "\\" in node.file:
+        raise LogbookError(
+            f"{manifest_name}: page {node.slug!r} file {node.file!r} must stay in the logbook"
+        )
+    path = logbook_dir / pure
+    if not path.resolve().is_relative_to(logbook_dir.resolve()):
+        raise LogbookError(
+            f"{manifest_name}: page {node.slug!r} file {node.file!r} links outside the logbook"
+        )
+    if not path.is_file():
+        raise LogbookError(f"{manifest_name}: page {node.slug!r} file {node.file!r} is missing")
+    return path
+
+
+# ---- pages and cells ----
+
+
+def _read_text(path: Path, name: str) -> str:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LogbookError(f"{name}: not valid UTF-8 at byte {exc.start} ({exc.reason})") from exc
+
+
+def _parse_header(raw: str, name: str, line: int) -> tuple[_CellHeader, dict[str, Any]]:
+    try:
+        meta = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise LogbookError(
+            f"{name}, line {line + exc.lineno - 1}: cell marker is not valid JSON ({exc.msg})"
+        ) from exc
+    if not isinstance(meta, dict):
+        raise LogbookError(f"{name}, line {line}: cell marker is not a JSON object")
+    try:
+        header = _CellHeader.model_validate(meta)
+    except ValidationError as exc:
+        raise LogbookError(
+            f"{name}, line {line}: cell marker: {_validation_problems(exc)}"
+        ) from exc
+    if header.type not in CELL_TYPES:
+        raise LogbookError(f"{name}, line {line}: unknown cell type {header.type!r}")
+    return header, meta
+
+
+def _split_cells(text: str, name: str) -> list[_RawCell]:
+    """Split a page at its cell markers (the text before the first marker is not a cell)."""
+    openers = list(_OPEN_RE.finditer(text))
+    cells: list[_RawCell] = []
+    for i, opener in enumerate(openers):
+        end = openers[i + 1].start() if i + 1 < len(openers) else len(text)
+        segment = text[opener.end() : end]
+        line = text.count("\n", 0, opener.end()) + 1
+        close = _CLOSE_RE.search(segment)
+        if close is None:
+            raise LogbookError(f"{name}, line {line}: cell marker is not closed with '-->'")
+        header, meta = _parse_header(segment[: close.start()], name, line)
+        cells.append(
+            _RawCell(header=header, meta=meta, body=segment[close.end() :].strip(), line=line)
+        )
+    return cells
+
+
+def _fences(body: str) -> list[tuple[str, str | None, str]]:
+    """``(language, title, text)`` of each fenced block, parsed as Trackio does."""
+    found: list[tuple[str, str | None, str]] = []
+    for match in _FENCE_RE.finditer(body):
+        info = match.group(2).strip()
+        lang = (info.split() or [""])[0].lower()
+        title = _TITLE_RE.search(info)
+        found.append((lang, title.group(1) if title else None, match.group(3)))
+    return found
+
+
+def _make_run(cell: Cell, header: _CellHeader) -> Run:
+    fences = _fences(cell.body)
+    outputs = [text for lang, _, text in fences if lang == "output"]
+    return Run(
+        id=cell.id,
+        page=cell.page,
+        title=cell.title,
+        command=header.command or [],
+        exit_code=header.exit_code,
+        duration_s=header.duration_s,
+        output=outputs[-1] if outputs else "",
+        scripts={title: text for lang, title, text in fences if title and lang != "output"},
+        created_at=header.created_at,
+    )
+
+
+class _Builder:
+    """Accumulates the record's parts while the pages are read in manifest order."""
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self.pages: list[Page] = []
+        self.runs: list[Run] = []
+        self.artifacts: list[Artifact] = []
+        self.testimony: list[Testimony] = []
+        self.files: dict[str, FileRef] = {}
+
+    def file(self, relative: str, where: str) -> FileRef:
+        """Hash a file the logbook names (relative to ``base``; no escape through links)."""
+        pure = PurePosixPath(relative)
+        if not pure.is_absolute() and ".." not in pure.parts:
+            resolved = (self.base / pure).resolve()
+            if not resolved.is_relative_to(self.base.resolve()):
+                raise LogbookError(f"{where}: file {relative!r} links outside the logbook")
+        ref = file_ref(self.base, relative, where)
+        self.files[ref.path] = ref
+        return ref
+
+    def add_page(self, node: _PageNode, text: str, name: str) -> None:
+        page = Page(slug=node.slug, title=node.title)
+        last_run: Run | None = None
+        for index, raw in enumerate(_split_cells(text, name)):
+            header = raw.header
+            cell_type = CELL_TYPES[header.type]  # known: checked in _parse_header
+            cell = Cell(
+                id=header.id or f"{node.slug}#{index}",
+                type=cell_type,
+                page=node.slug,
+                title=header.title,
+                body=raw.body,
+                meta=raw.meta,
+            )
+            page.cells.append(cell)
+            last_run = self._add_cell(cell, header, last_run, f"{name}, line {raw.line}")
+        self.pages.append(page)
+
+    def _add_cell(
+        self, cell: Cell, header: _CellHeader, last_run: Run | None, where: str
+    ) -> Run | None:
+        """Record one cell; returns the run that following auto artifact cells belong to."""
+        if cell.type == "code" and header.command:
+            run = _make_run(cell, header)
+            self.runs.append(run)
+            return run
+        if cell.type == "artifact" and header.path:
+            ref = self.file(header.path, f"{where}: artifact cell {cell.id}")
+            kind = header.artifact_type or "file"
+            self.artifacts.append(Artifact(file=ref, page=cell.page, cell=cell.id, kind=kind))
+            if header.auto and last_run is not None:
+                last_run.produced.append(ref)
+                return last_run
+            return None
+        if cell.type in ("markdown", "code") and cell.body:
+            self.testimony.append(Testimony(page=cell.page, cell=cell.id, text=cell.body))
+        return None
+
+
+# ---- paper and claims ----
+
+
+def _paper_id(paper: str | dict[str, Any] | None) -> str | None:
+    """``paper`` is a string or, as Trackio writes it, an object like ``{"arxiv_id": ...}``."""
+    if isinstance(paper, str):
+        return paper.strip() or None
+    if isinstance(paper, dict):
+        for key in _PAPER_KEYS:
+            value = paper.get(key)
+            if isinstance(value, str | int) and str(value).strip():
+                return str(value).strip()
+    return None
+
+
+def _claims(paper_id: str | None, pages: list[Page], metrics: list[Metric]) -> list[str]:
+    found: set[str] = set()
+    for metric in metrics:
+        match = _METRIC_CLAIM_RE.match(metric.key)
+        if match:
+            found.add(f"{match.group(1)}/{match.group(2)}")
+    for page in pages:
+        for paper, key in _QUALIFIED_CLAIM_RE.findall(page.title):
+            found.add(f"{paper}/{key}")
+        if paper_id:
+            for key in _PAGE_CLAIM_RE.findall(page.title):
+                found.add(f"{paper_id}/C{key[1:]}")
+    return sorted(found)
+
+
+# ---- metrics ----
+
+
+def _numeric(value: object) -> float | None:
+    """A finite number, else ``None`` (strings, media, NaN and infinities are skipped)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def _find_dbs(base: Path, trackio_dir: Path | None, projects: list[str] | None) -> list[Path]:
+    folders = [trackio_dir] if trackio_dir is not None else [base / PROJECT_DIR, base / "trackio"]
+    if projects is not None:
+        found: list[Path] = []
+        for project in projects:
+            safe = "".join(c for c in project if c.isalnum() or c in "-_") or "default"
+            paths = [
+                folder / f"{safe}.db" for folder in folders if (folder / f"{safe}.db").is_file()
+            ]
+            if not paths:
+                where = " or ".join(str(folder / f"{safe}.db") for folder in folders)
+                raise LogbookError(f"{where}: no Trackio database for project {project!r}")
+            found.append(paths[0])
+        return found
+    return sorted(p for folder in folders if folder.is_dir() for p in folder.glob("*.db"))
+
+
+def _db_rows(path: Path) -> list[tuple[Any, ...]]:
+    uri = path.resolve().as_uri() + "?mode=ro"
+    try:
+        conn = sqlite3.connect(uri, uri=True)
+    except sqlite3.Error as exc:
+        raise LogbookError(f"{path}: cannot open the Trackio database ({exc})") from exc
+    try:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        if "metrics" not in tables:
+            return []
+        return conn.execute(
+            "SELECT id, run_name, step, timestamp, metrics FROM metrics ORDER BY id"
+        ).fetchall()
+    except sqlite3.Error as exc:
+        raise LogbookError(f"{path}: cannot read the Trackio database ({exc})") from exc
+    finally:
+        conn.close()
+
+
+def _blob(value: object, where: str) -> dict[str, Any]:
+    if isinstance(value, bytes | bytearray | memoryview):
+        value = bytes(value).decode("utf-8", errors="replace")
+    try:
+        data = json.loads(str(value))
+    except json.JSONDecodeError as exc:
+        raise LogbookError(f"{where}: metrics is not valid JSON ({exc.msg})") from exc
+    if not isinstance(data, dict):
+        raise LogbookError(f"{where}: metrics is not a JSON object")
+    return data
+
+
+def _read_db(path: Path) -> list[Metric]:
+    metrics: list[Metric] = []
+    for row_id, run_name, step, timestamp, blob in _db_rows(path):
+        for key, raw in _blob(blob, f"{path}: metrics row {row_id}").items():
+            value = _numeric(raw)
+            if value is not None:
+                metrics.append(
+                    Metric(
+                        run=str(run_name), key=key, step=int(step), value=value,
+                        timestamp=str(timestamp) if timestamp is not None else None,
+                        source="trackio-db",
+                    )
+                )  # fmt: skip
+    return metrics
+
+
+# ---- entry points ----
+
+
+def read_trackio_logbook(
+    root: Path, *, trackio_dir: Path | None = None, projects: list[str] | None = None
+) -> LogbookRecord:
+    """Read the logbook under ``root`` (its folder, or the ``.trackio/logbook`` folder itself).
+
+    Metrics come from the ``*.db`` files of ``trackio_dir`` (only ``projects`` when given),
+    else from ``root/.trackio/`` and ``root/trackio/``.
+    """
+    base, logbook_dir = _locate(root)
+    manifest_name = _rel(base, logbook_dir / MANIFEST)
+    manifest = _read_manifest(logbook_dir / MANIFEST, manifest_name)
+    builder = _Builder(base)
+    for node in _walk(manifest.root):
+        path = _page_path(logbook_dir, node, manifest_name)
+        name = _rel(base, path)
+        builder.add_page(node, _read_text(path, name), name)
+    metrics = [m for db in _find_dbs(base, trackio_dir, projects) for m in _read_db(db)]
+    paper_id = _paper_id(manifest.paper)
+    return LogbookRecord(
+        format="trackio",
+        format_version=str(manifest.schema_version),
+        title=manifest.title,
+        paper_id=paper_id,
+        claims=_claims(paper_id, builder.pages, metrics),
+        pages=builder.pages,
+        runs=builder.runs,
+        metrics=metrics,
+        artifacts=builder.artifacts,
+        traces=manifest.traces,
+        testimony=builder.testimony,
+        files=sorted(builder.files.values(), key=lambda f: f.path),
+        source=str(root),
+    )
+
+
+def _export_run_names(folder: Path) -> dict[str, str]:
+    path = folder / "runs.json"
+    if not path.is_file():
+        return {}
+    try:
+        runs = json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise LogbookError(f"{path}: not valid JSON ({exc})") from exc
+    if not isinstance(runs, list):
+        raise LogbookError(f"{path}: expected a list of runs")
+    return {
+        str(run["id"]): str(run["name"])
+        for run in runs
+        if isinstance(run, dict) and run.get("id") is not None and run.get("name") is not None
+    }
+
+
+def _export_rows(path: Path) -> list[dict[str, Any]]:
+    try:
+        parquet: Any = importlib.import_module("pyarrow.parquet")
+    except ImportError as exc:
+        raise LogbookError(f"{path}: pyarrow is needed to read a Trackio export") from exc
+    try:
+        rows: list[dict[str, Any]] = parquet.read_table(path).to_pylist()
+    except Exception as exc:  # pyarrow raises its own (ArrowInvalid, OSError, ...)
+        raise LogbookError(f"{path}: cannot read the Parquet file ({exc})") from exc
+    return rows
+
+
+def read_trackio_export(folder: Path) -> list[Metric]:
+    """Metrics of a static Trackio export (``trackio freeze``): ``metrics.parquet`` + ``runs.json``.
+
+    ``metrics.parquet`` has the columns ``id, run_id, timestamp, run_name, step`` (and
+    ``log_id, space_id``) plus one column per logged key; ``runs.json`` lists
+    ``{"id", "name", ...}`` and names runs whose rows lack ``run_name``. Needs ``pyarrow``.
+    """
+    path = folder / "metrics.parquet"
+    if not path.is_file():
+        raise LogbookError(f"{path}: missing (not a Trackio static export)")
+    names = _export_run_names(folder)
+    metrics: list[Metric] = []
+    for row in _export_rows(path):
+        run = row.get("run_name") or names.get(str(row.get("run_id")), str(row.get("run_id")))
+        timestamp = row.get("timestamp")
+        for key, raw in row.items():
+            value = None if key in _DB_ROW_COLUMNS else _numeric(raw)
+            if value is not None:
+                metrics.append(
+                    Metric(
+                        run=str(run), key=key, step=int(row.get("step") or 0), value=value,
+                        timestamp=str(timestamp) if timestamp is not None else None,
+                        source="trackio-export",
+                    )
+                )  # fmt: skip
+    return metrics

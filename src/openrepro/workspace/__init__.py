@@ -1,0 +1,183 @@
+"""`openrepro pull`: one command from "I pick this paper" to a ready reproduction workspace.
+
+The workspace holds ``PAPER.md``, ``CLAIMS.md``, ``claims.json``, ``INSTRUCTIONS.md``,
+``AGENTS.md`` and a Trackio logbook scaffolded with Trackio's own functions: one page per claim
+with status ``planned`` and ``logbook.json["paper"]`` linked (what the real event's guide called
+``trackio logbook plan``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from importlib.resources import files
+from pathlib import Path
+from string import Template
+from typing import Any
+
+from pydantic import BaseModel
+from sqlalchemy import select
+
+from openrepro.challenge import ChallengeContext
+from openrepro.claims import ClaimView, list_claims
+from openrepro.errors import OpenReproError
+from openrepro.papers import PaperDetail, get_paper
+from openrepro.store import Paper
+
+__all__ = ["PullReport", "WorkspaceExistsError", "pull_paper"]
+
+WORKSPACE_FILE = ".openrepro/workspace.json"
+
+
+class WorkspaceExistsError(OpenReproError):
+    """The target folder already holds a workspace or a Trackio logbook."""
+
+    exit_code = 2
+
+
+class PullReport(BaseModel):
+    paper_id: str
+    directory: str
+    claims: list[str]
+    files: list[str]
+    logbook: str
+    pages: dict[str, str]  # claim id -> logbook page slug
+
+
+def _paper_md(paper: PaperDetail, full_text: str | None) -> str:
+    lines = [f"# {paper.title}", ""]
+    if paper.authors:
+        lines += [", ".join(paper.authors), ""]
+    for label, value in (
+        ("id", paper.venue_id), ("status", paper.status), ("track", paper.track),
+        ("decision", paper.decision), ("arXiv", paper.arxiv_id), ("page", paper.site_url),
+        ("pdf", paper.pdf_url), ("licence", paper.licence),
+    ):  # fmt: skip
+        if value:
+            lines.append(f"- {label}: {value}")
+    lines += ["", "## Abstract", "", paper.abstract or "(no abstract)", ""]
+    if full_text:
+        lines += ["## Full text", "", full_text, ""]
+    else:
+        lines += ["(The full text is not in the challenge's index: read the paper from its PDF.)"]
+    return "\n".join(lines) + "\n"
+
+
+def _claims_md(paper: PaperDetail, claims: list[ClaimView]) -> str:
+    lines = [f"# Claims of {paper.venue_id}", "", paper.title, ""]
+    if not claims:
+        lines += ["No claims have been extracted for this paper yet.", ""]
+    for claim in claims:
+        lines += [f"## {claim.id} ({claim.kind})", "", claim.text, ""]
+        for quote in claim.quotes:
+            lines.append(f"> {' '.join(quote.text.split())}")
+            lines.append(f"> — {quote.field}[{quote.start}:{quote.end}]")
+            lines.append("")
+        for value in claim.reported:
+            parts = [value.metric or "value", value.text]
+            if value.baseline is not None:
+                parts.append(f"(from {value.baseline:g})")
+            if value.dataset:
+                parts.append(f"on {value.dataset}")
+            lines.append(f"- reported: {' '.join(parts)}")
+        scale = claim.scale.model_dump(exclude_defaults=True)
+        if scale:
+            lines.append(f"- paper's scale: {', '.join(f'{k} {v}' for k, v in scale.items())}")
+        lines.append(f"- log as: `claims/{claim.id}/<metric>`")
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def _template(name: str, values: dict[str, str]) -> str:
+    text = files("openrepro.workspace").joinpath(name).read_text(encoding="utf-8")
+    return Template(text).safe_substitute(values)
+
+
+def _page_title(claim: ClaimView) -> str:
+    short = " ".join(claim.text.split())
+    return f"{claim.id}: {short[:70]}{'…' if len(short) > 70 else ''}"
+
+
+def _scaffold_logbook(dest: Path, paper: PaperDetail, claims: list[ClaimView]) -> dict[str, str]:
+    """A Trackio logbook with one planned page per claim, made by Trackio's own functions."""
+    from trackio import logbook as tl
+
+    with contextlib.chdir(dest):
+        proj = tl.create_logbook(title=f"Reproduction: {paper.title}")
+    index = proj / "logbook" / "pages" / "index.md"
+    text = index.read_text(encoding="utf-8")
+    # a status column, so every claim's page starts as "planned"
+    index.write_text(
+        text.replace(f"{tl.TOC_HEADER}\n{tl.TOC_SEP}", "| Page | Status |\n| --- | --- |", 1),
+        encoding="utf-8",
+    )
+    pages = {claim.id: tl.ensure_page(proj, _page_title(claim), status="planned")
+             for claim in claims}  # fmt: skip
+    metadata: dict[str, Any] = tl.read_metadata(proj)
+    metadata["paper"] = {
+        "id": paper.venue_id,
+        "title": paper.title,
+        "arxiv_id": paper.arxiv_id,
+        "url": paper.site_url,
+        "claims": [claim.id for claim in claims],
+    }
+    tl.write_metadata(proj, metadata)
+    tl.write_site_files(proj)
+    return pages
+
+
+def pull_paper(ctx: ChallengeContext, venue_id: str, dest: Path) -> PullReport:
+    """Write the workspace for ``venue_id`` into ``dest`` (created; must not hold one already)."""
+    with ctx.store.session() as session:
+        paper = get_paper(session, ctx.challenge_id, venue_id)
+        full_text = session.scalar(
+            select(Paper.full_text).where(
+                Paper.challenge_id == ctx.challenge_id, Paper.venue_id == venue_id
+            )
+        )
+        claims = list_claims(session, ctx.challenge_id, paper=venue_id)
+    if (dest / ".trackio").exists() or (dest / WORKSPACE_FILE).exists():
+        raise WorkspaceExistsError(f"{dest} already holds a workspace or a Trackio logbook")
+    dest.mkdir(parents=True, exist_ok=True)
+    project = "".join(c if c.isalnum() or c in "-_" else "-" for c in venue_id)
+    values = {
+        "challenge": ctx.settings.title or ctx.settings.name,
+        "paper_id": venue_id,
+        "title": paper.title,
+        "example_claim": claims[0].id if claims else f"{venue_id}/C1",
+        "project": f"repro-{project}",
+    }
+    written = {
+        "PAPER.md": _paper_md(paper, full_text),
+        "CLAIMS.md": _claims_md(paper, claims),
+        "claims.json": json.dumps(
+            [c.model_dump(mode="json", exclude={"edits"}) for c in claims],
+            indent=2,
+            ensure_ascii=False,
+        )
+        + "\n",
+        "INSTRUCTIONS.md": _template("INSTRUCTIONS.md", values),
+        "AGENTS.md": _template("AGENTS.md", values),
+        WORKSPACE_FILE: json.dumps(
+            {
+                "challenge": ctx.settings.name,
+                "paper": venue_id,
+                "claims": [c.id for c in claims],
+                "trackio_project": values["project"],
+            },
+            indent=2,
+        )
+        + "\n",
+    }
+    for name, content in written.items():
+        path = dest / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content, encoding="utf-8")
+    pages = _scaffold_logbook(dest, paper, claims)
+    logbook_files = sorted(
+        str(p.relative_to(dest)) for p in (dest / ".trackio").rglob("*") if p.is_file()
+    )
+    return PullReport(
+        paper_id=venue_id, directory=str(dest), claims=[c.id for c in claims],
+        files=sorted(written) + logbook_files, logbook=".trackio/logbook", pages=pages,
+    )  # fmt: skip
