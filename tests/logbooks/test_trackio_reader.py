@@ -7,7 +7,6 @@ a markdown cell, a failing run); each corruption test damages a copy of it.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import shutil
@@ -313,15 +312,7 @@ def test_export_needs_metrics_parquet(tmp_path: Path) -> None:
         read_trackio_export(tmp_path)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("pyarrow") is not None, reason="pyarrow installed")
-def test_export_without_pyarrow_says_so(tmp_path: Path) -> None:
-    (tmp_path / "metrics.parquet").write_bytes(b"PAR1")
-    with pytest.raises(LogbookError, match="pyarrow is needed"):
-        read_trackio_export(tmp_path)
-
-
 def test_export_with_pyarrow(built: tuple[Path, Path], tmp_path: Path) -> None:
-    pytest.importorskip("pyarrow")
     from trackio.sqlite_storage import SQLiteStorage
 
     SQLiteStorage.export_for_static_space("repro", tmp_path, db_path_override=built[1] / "repro.db")

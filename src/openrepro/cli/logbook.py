@@ -82,3 +82,29 @@ def render(
         record = load_logbook(session, challenge.challenge_id, logbook_id)
     page = build_site(record, locator(challenge.settings.resolved_files_dir()), out)
     console.print(f"wrote {escape(str(page))}")
+
+
+@app.command("publish")
+def publish(
+    bundle: Path = typer.Argument(..., help="An openrepro bundle folder (manifest.json)."),
+    space: str = typer.Option(..., "--space", help="Space id to publish to, owner/name."),
+    trace: Path | None = typer.Option(
+        None, "--trace", help="The agent's trace (JSONL): goes to the <name>-traces Dataset."
+    ),
+    private: bool = typer.Option(False, "--private", help="Create the repos private."),
+    endpoint: str | None = typer.Option(
+        None, "--endpoint", help="Hub endpoint (default: huggingface_hub's, or HF_ENDPOINT)."
+    ),
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """Publish a bundle as a static Space (like `trackio logbook publish`); token from HF_TOKEN
+    or `hf auth login`."""
+    from openrepro.logbooks.publish import publish_bundle
+
+    report = publish_bundle(bundle, space, endpoint=endpoint, private=private, trace=trace)
+    if fmt is OutputFormat.json:
+        print_json(report)
+        return
+    console.print(f"published {escape(report.space_url)} ({len(report.files)} files)")
+    if report.dataset_id:
+        console.print(f"trace in dataset {escape(report.dataset_id)}")

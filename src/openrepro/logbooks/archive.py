@@ -295,7 +295,7 @@ def _scan_zip(archive: zipfile.ZipFile, checker: _Checker) -> list[_Entry]:
     for info in infos:
         kind = stat.S_IFMT(info.external_attr >> 16)
         member = checker.member(
-            info.filename,
+            _zip_name(info),
             is_dir=info.is_dir() or kind == stat.S_IFDIR,
             size=info.file_size,
             problem=_zip_problem(info, kind),
@@ -305,6 +305,16 @@ def _scan_zip(archive: zipfile.ZipFile, checker: _Checker) -> list[_Entry]:
         checker.check_member_ratio(member, info.compress_size)
         entries.append(_Entry(member, _zip_opener(archive, info)))
     return entries
+
+
+def _zip_name(info: zipfile.ZipInfo) -> str:
+    """The member's name; UTF-8 even without the UTF-8 flag (Info-ZIP on Linux omits it)."""
+    if info.flag_bits & 0x800:
+        return info.filename
+    try:
+        return info.filename.encode("cp437").decode("utf-8")
+    except UnicodeError:
+        return info.filename
 
 
 def _zip_problem(info: zipfile.ZipInfo, kind: int) -> str | None:
