@@ -10,6 +10,15 @@ from typing import Any
 import typer
 from pydantic import BaseModel
 from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from openrepro.challenge import ChallengeContext, open_challenge
 
@@ -20,6 +29,7 @@ __all__ = [
     "err_console",
     "open_from",
     "print_json",
+    "progress_bar",
 ]
 
 console = Console(highlight=False, soft_wrap=True)
@@ -57,3 +67,18 @@ def open_from(ctx: typer.Context) -> ChallengeContext:
     challenge = open_challenge(directory)
     ctx.call_on_close(challenge.close)
     return challenge
+
+
+def progress_bar(label: str, fmt: OutputFormat, *extra: ProgressColumn) -> Progress:
+    """A progress bar on stderr (so stdout stays clean for JSON), hidden with ``--format json``."""
+    return Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        *extra,
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err_console,
+        transient=True,
+        disable=fmt is OutputFormat.json,
+    )

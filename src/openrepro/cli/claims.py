@@ -7,12 +7,7 @@ import getpass
 import typer
 from rich.markup import escape
 from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
     TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 from rich.table import Table
 
@@ -25,6 +20,7 @@ from openrepro.cli._common import (
     err_console,
     open_from,
     print_json,
+    progress_bar,
 )
 from openrepro.llm import Usage, open_client
 
@@ -67,17 +63,8 @@ def extract(
     client = open_client(challenge.settings, challenge.store)
     ctx.call_on_close(client.close)
     total = pending_count(challenge, papers or None, redo)
-    with Progress(
-        TextColumn("extracting"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[claims]} claims, {task.fields[tokens]} tokens"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=err_console,
-        transient=True,
-        disable=fmt is OutputFormat.json,
-    ) as progress:
+    counts = TextColumn("{task.fields[claims]} claims, {task.fields[tokens]} tokens")
+    with progress_bar("extracting", fmt, counts) as progress:
         task = progress.add_task("extract", total=total, claims=0, tokens=0)
 
         def advance(outcome: claim_index.PaperExtraction) -> None:
@@ -141,15 +128,9 @@ def _print_claim(view: claim_index.ClaimView) -> None:
     for quote in view.quotes:
         console.print(f'  [dim]{quote.field}[{quote.start}:{quote.end}][/] "{escape(quote.text)}"')
     for value in view.reported:
-        parts = [value.metric or "?", value.text]
-        if value.baseline is not None:
-            parts.append(f"(from {value.baseline:g})")
-        if value.dataset:
-            parts.append(f"on {value.dataset}")
-        console.print(f"  value: {escape(' '.join(parts))}")
-    scale = view.scale.model_dump(exclude_defaults=True)
-    if scale:
-        console.print(f"  scale: {escape(', '.join(f'{k} {v}' for k, v in scale.items()))}")
+        console.print(f"  value: {escape(value.describe())}")
+    if not view.scale.is_empty():
+        console.print(f"  scale: {escape(view.scale.describe())}")
     if view.provenance:
         console.print(f"  [dim]provenance: {escape(str(view.provenance))}[/]")
     for edit in view.edits:

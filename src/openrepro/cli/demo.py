@@ -6,9 +6,8 @@ from pathlib import Path
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from openrepro.cli._common import FormatOption, OutputFormat, console, err_console, print_json
+from openrepro.cli._common import FormatOption, OutputFormat, console, print_json, progress_bar
 from openrepro.cli.claims import usage_line
 from openrepro.demo import run_demo
 
@@ -25,15 +24,7 @@ def demo(
     fmt: OutputFormat = FormatOption,
 ) -> None:
     """Create a demo challenge from the bundled sample, extract claims, print a summary."""
-    with Progress(
-        TextColumn("extracting claims"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=True,
-        disable=fmt is OutputFormat.json,
-    ) as progress:
+    with progress_bar("extracting claims", fmt) as progress:
         task = progress.add_task("extract", total=8)
         summary = run_demo(path, progress=lambda _: progress.advance(task))
     if fmt is OutputFormat.json:

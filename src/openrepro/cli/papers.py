@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from openrepro import papers as paper_index
@@ -15,6 +14,7 @@ from openrepro.cli._common import (
     err_console,
     open_from,
     print_json,
+    progress_bar,
 )
 
 __all__ = ["app"]
@@ -42,15 +42,7 @@ def import_(
     """Import papers; re-importing updates them and never duplicates. Bad rows are reported."""
     challenge = open_from(ctx)
     reader = paper_index.resolve_source(source, challenge.settings)
-    with Progress(
-        TextColumn("importing"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=True,
-        disable=fmt is OutputFormat.json,
-    ) as progress:
+    with progress_bar("importing", fmt) as progress:
         task = progress.add_task("import", total=reader.total)
         report = paper_index.import_papers(
             challenge.store,

@@ -73,16 +73,9 @@ def _claims_md(paper: PaperDetail, claims: list[ClaimView]) -> str:
             lines.append(f"> {' '.join(quote.text.split())}")
             lines.append(f"> — {quote.field}[{quote.start}:{quote.end}]")
             lines.append("")
-        for value in claim.reported:
-            parts = [value.metric or "value", value.text]
-            if value.baseline is not None:
-                parts.append(f"(from {value.baseline:g})")
-            if value.dataset:
-                parts.append(f"on {value.dataset}")
-            lines.append(f"- reported: {' '.join(parts)}")
-        scale = claim.scale.model_dump(exclude_defaults=True)
-        if scale:
-            lines.append(f"- paper's scale: {', '.join(f'{k} {v}' for k, v in scale.items())}")
+        lines += [f"- reported: {value.describe()}" for value in claim.reported]
+        if not claim.scale.is_empty():
+            lines.append(f"- paper's scale: {claim.scale.describe()}")
         lines.append(f"- log as: `claims/{claim.id}/<metric>`")
         lines.append("")
     return "\n".join(lines) + "\n"
