@@ -18,11 +18,23 @@ answers exactly the requests that client sends, the way the Hub does:
 - ``POST /api/{type}s/{owner}/{name}/commit/{rev}`` (NDJSON: a ``header`` line, then ``file``
   lines) → ``{"commitUrl", "commitOid", "success"}``; the contents are decoded and stored;
 - ``GET /api/{type}s/{owner}/{name}[/revision/{rev}]`` → the repo's info (``id``, ``sha``,
-  ``private``, ``sdk``, ``siblings``), which the client reads when a commit would be empty.
+  ``private``, ``sdk``, ``siblings`` with ``rfilename``, ``size`` and ``blobId``), which the
+  client reads when a commit would be empty, and ``snapshot_download`` for the commit to fetch;
+- ``GET /api/{type}s/{owner}/{name}/tree/{rev}`` (``?recursive=true``) → ``[{"type": "file",
+  "path", "size", "oid"}]``, all in one page (no ``Link`` header), which ``snapshot_download``
+  lists the files from;
+- ``HEAD``/``GET /[{type}s/]{owner}/{name}/resolve/{rev}/{path}`` → the file's bytes, with the
+  headers ``hf_hub_download`` requires: ``ETag`` (the git blob id, quoted), ``X-Repo-Commit``
+  and ``Content-Length``; a missing file is a 404 with ``X-Error-Code: EntryNotFound``.
 
-Every request needs ``Authorization: Bearer <a known token>``: 401 otherwise, as the Hub answers
-anonymous writes. An unknown repo is a 404 with ``X-Error-Code: RepoNotFound``, an unknown
-revision a 404 with ``X-Error-Code: RevisionNotFound``. Any other request is logged in
+``{rev}`` is ``main`` or the id of one of the repo's commits (``snapshot_download`` asks for the
+commit it resolved). :meth:`FakeHub.add_repo` seeds a repo with files, as one commit.
+
+Writes need ``Authorization: Bearer <a known token>``: 401 otherwise, as the Hub answers anonymous
+writes. Reads (``GET``, ``HEAD``) of a public repo need no token; reading a private repo without a
+known token is a 401 with ``X-Error-Code: RepoNotFound`` (the Hub does not say whether it
+exists). An unknown repo is a 404 with ``X-Error-Code: RepoNotFound``, an unknown revision a 404
+with ``X-Error-Code: RevisionNotFound``. Any other request is logged in
 ``unknown`` and answered 404, so a client that starts calling something new fails loudly.
 """
 
@@ -97,12 +109,48 @@ class FakeHub:
     def repo(self, repo_type: str, repo_id: str) -> Repo:
         return self.repos[(repo_type, repo_id)]
 
+    def add_repo(
+        self,
+        repo_type: str,
+        repo_id: str,
+        files: dict[str, bytes],
+        *,
+        private: bool = False,
+        sdk: str | None = None,
+    ) -> Repo:
+        """Create (or update) a repo holding ``files``, committed at once, without any request."""
+        repo = self.repos.setdefault(
+            (repo_type, repo_id), Repo(repo_type, repo_id, private=private, sdk=sdk)
+        )
+        payload = json.dumps([repo.sha, "seed", sorted(files.items())], default=repr)
+        oid = hashlib.sha1(payload.encode("utf-8")).hexdigest()
+        repo.files.update(files)
+        repo.commits.append(Commit(oid, "Seed", "", dict(files)))
+        return repo
+
     def handle(self, request: Request) -> Answer:
         with self._lock:
             self.requests.append(request)
             if not self._authorized(request):
-                return _error(401, "Invalid credentials in Authorization header")
+                target = self._read_target(request)
+                if target is None:
+                    return _error(401, "Invalid credentials in Authorization header")
+                if target.private:
+                    return _error(401, "Repository not found", "RepoNotFound")
             return self._route(request)
+
+    def _read_target(self, request: Request) -> Repo | None:
+        """The repo an anonymous read is about, if the request is a read of an existing repo."""
+        if request.method not in ("GET", "HEAD"):
+            return None
+        parts = request.path.strip("/").split("/")
+        if parts[:1] == ["api"]:  # /api/{type}s/{owner}/{name}/...
+            parts = parts[1:]
+        if len(parts) >= 3 and parts[0] in REPO_TYPES:  # (also /{type}s/{owner}/{name}/resolve)
+            return self.repos.get((REPO_TYPES[parts[0]], "/".join(parts[1:3])))
+        if len(parts) >= 3 and parts[2] == "resolve":
+            return self.repos.get(("model", "/".join(parts[:2])))
+        return None
 
     def _authorized(self, request: Request) -> bool:
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
@@ -120,11 +168,19 @@ class FakeHub:
             if repo is None:
                 return _error(404, "Repository not found", "RepoNotFound")
             return self._repo_route(request, repo, rest)
+        if request.method in ("GET", "HEAD"):
+            if len(parts) >= 6 and parts[0] in REPO_TYPES and parts[3] == "resolve":
+                return self._resolve(REPO_TYPES[parts[0]], "/".join(parts[1:3]), parts[4:])
+            if len(parts) >= 5 and parts[2] == "resolve":
+                return self._resolve("model", "/".join(parts[:2]), parts[3:])
         return self._unknown(request)
+
+    def _known_revision(self, repo: Repo, revision: str) -> bool:
+        return revision == "main" or any(c.oid == revision for c in repo.commits)
 
     def _repo_route(self, request: Request, repo: Repo, rest: list[str]) -> Answer:
         action, revision = (rest[0], "/".join(rest[1:])) if rest else ("info", "main")
-        if revision != "main":
+        if not self._known_revision(repo, revision):
             return _error(404, f"Invalid rev id: {revision}", "RevisionNotFound")
         if (request.method, action) == ("POST", "preupload"):
             return self._preupload(repo, json.loads(request.body))
@@ -132,7 +188,28 @@ class FakeHub:
             return self._commit(repo, request.body)
         if request.method == "GET" and action in ("info", "revision"):
             return 200, self._info(repo), {}
+        if request.method == "GET" and action == "tree":
+            return 200, self._tree(repo), {}
         return self._unknown(request)
+
+    def _tree(self, repo: Repo) -> list[dict[str, Any]]:
+        return [
+            {"type": "file", "path": path, "size": len(data), "oid": git_blob_id(data)}
+            for path, data in sorted(repo.files.items())
+        ]
+
+    def _resolve(self, repo_type: str, repo_id: str, rest: list[str]) -> Answer:
+        repo = self.repos.get((repo_type, repo_id))
+        if repo is None:
+            return _error(404, "Repository not found", "RepoNotFound")
+        revision, path = rest[0], "/".join(rest[1:])
+        if not self._known_revision(repo, revision):
+            return _error(404, f"Invalid rev id: {revision}", "RevisionNotFound")
+        data = repo.files.get(path)
+        if data is None:
+            return _error(404, f"Entry not found: {path}", "EntryNotFound")
+        headers = {"ETag": f'"{git_blob_id(data)}"', "X-Repo-Commit": repo.sha}
+        return 200, data, headers
 
     def _unknown(self, request: Request) -> Answer:
         self.unknown.append(f"{request.method} {request.path}")
@@ -184,7 +261,10 @@ class FakeHub:
             "sha": repo.sha,
             "private": repo.private,
             "sdk": repo.sdk,
-            "siblings": [{"rfilename": path} for path in sorted(repo.files)],
+            "siblings": [
+                {"rfilename": path, "size": len(data), "blobId": git_blob_id(data)}
+                for path, data in sorted(repo.files.items())
+            ],
         }
 
 
@@ -201,17 +281,20 @@ def _handler_for(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
                 body=self.rfile.read(length) if length else b"",
             )
             status, body, headers = hub.handle(request)
-            data = json.dumps(body).encode("utf-8")
+            raw = isinstance(body, bytes)  # a file's content, as /resolve/ serves it
+            data = body if raw else json.dumps(body).encode("utf-8")
             self.send_response(status)
             for name, value in headers.items():
                 self.send_header(name, value)
-            self.send_header("Content-Type", "application/json; charset=utf-8")
+            content_type = "application/octet-stream" if raw else "application/json; charset=utf-8"
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
             self.send_header("Connection", "close")  # a stopped server refuses the next request
             self.end_headers()
-            self.wfile.write(data)
+            if self.command != "HEAD":
+                self.wfile.write(data)
 
-        do_GET = do_POST = do_PUT = do_DELETE = _serve
+        do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = _serve
 
         def log_message(self, format: str, *args: Any) -> None:  # quiet test output
             pass

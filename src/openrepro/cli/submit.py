@@ -22,7 +22,12 @@ __all__ = ["submit"]
 
 def submit(
     ctx: typer.Context,
-    source: Path = typer.Argument(..., help="Logbook folder, bundle folder, or an archive."),
+    source: str = typer.Argument(
+        ...,
+        help="Logbook folder, bundle folder, an archive (.tar.gz, .tgz, .tar, .zip), or a "
+        "logbook published as a Space: space:owner/name, hf:owner/name or "
+        "https://huggingface.co/spaces/owner/name (a bare owner/name is a local path).",
+    ),
     handle: str | None = typer.Option(
         None, "--as", help="Participant handle (default: the bundle's `participant`)."
     ),

@@ -2,7 +2,9 @@
 
 Sources: a folder (a Trackio project holding ``.trackio/logbook/``, a ``logbook/`` folder, or an
 openrepro bundle with ``manifest.json``) or an archive of one (``.tar.gz``, ``.tgz``, ``.tar``,
-``.zip``), which is pre-scanned and unpacked into a fresh folder first.
+``.zip``), which is pre-scanned and unpacked into a fresh folder first, or a logbook published
+as a Space (``space:owner/name``, ``hf:owner/name`` or ``https://huggingface.co/spaces/owner/name``;
+see :mod:`openrepro.logbooks.space`), downloaded into a fresh folder under the same caps.
 
 One submission is one transaction: the files are copied into the content-addressed store
 (``files/sha256/ab/abcdef...``) and the record is written; on any error the new files are removed
@@ -103,6 +105,20 @@ def _unpacked(source: Path, ctx: ChallengeContext) -> Iterator[Path]:
         yield safe_extract(source, Path(parent), limits)
 
 
+@contextmanager
+def _downloaded(space_id: str, ctx: ChallengeContext) -> Iterator[Path]:
+    """A fresh folder with the logbook files of Space ``space_id`` (removed after)."""
+    from openrepro.logbooks.space import download_space
+
+    with tempfile.TemporaryDirectory(prefix="openrepro-space-") as parent:
+        yield download_space(
+            space_id,
+            Path(parent) / "space",
+            max_bytes=ctx.settings.archive_max_bytes,
+            max_files=ctx.settings.archive_max_members,
+        )
+
+
 def read_logbook(root: Path) -> LogbookRecord:
     """Read the Trackio logbook or bundle in ``root`` (a folder)."""
     found, kind = _find_root(root)
@@ -176,12 +192,24 @@ def _check_handle(handle: str) -> str:
 
 
 def submit_logbook(
-    ctx: ChallengeContext, source: Path, *, handle: str | None = None
+    ctx: ChallengeContext, source: Path | str, *, handle: str | None = None
 ) -> SubmitReport:
-    """Validate and store one logbook (see the module docstring)."""
-    with _unpacked(source, ctx) as folder:
-        root, _ = _find_root(folder)  # file paths in the record are relative to it
-        record = read_logbook(folder).model_copy(update={"source": str(source)})
+    """Validate and store one logbook (see the module docstring).
+
+    A ``str`` naming a Space (:func:`~openrepro.logbooks.space.parse_space_ref`) is downloaded;
+    any other ``str``, and every :class:`~pathlib.Path`, is a local folder or archive.
+    """
+    from openrepro.logbooks.space import parse_space_ref, read_space_logbook, space_url
+
+    space_id = parse_space_ref(source) if isinstance(source, str) else None
+    opened = _downloaded(space_id, ctx) if space_id else _unpacked(Path(source), ctx)
+    with opened as folder:
+        if space_id:
+            root, where = folder, space_url(space_id)
+            record = read_space_logbook(folder).model_copy(update={"source": where})
+        else:
+            root, _ = _find_root(folder)  # file paths in the record are relative to it
+            record = read_logbook(folder).model_copy(update={"source": str(source)})
         participant = _check_handle(handle or record.participant or "")
         if not record.paper_id:
             raise LogbookError(f"{source}: the logbook does not say which paper it reproduces")
