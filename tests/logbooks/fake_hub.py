@@ -30,12 +30,13 @@ answers exactly the requests that client sends, the way the Hub does:
 ``{rev}`` is ``main`` or the id of one of the repo's commits (``snapshot_download`` asks for the
 commit it resolved). :meth:`FakeHub.add_repo` seeds a repo with files, as one commit.
 
-Writes need ``Authorization: Bearer <a known token>``: 401 otherwise, as the Hub answers anonymous
-writes. Reads (``GET``, ``HEAD``) of a public repo need no token; reading a private repo without a
-known token is a 401 with ``X-Error-Code: RepoNotFound`` (the Hub does not say whether it
-exists). An unknown repo is a 404 with ``X-Error-Code: RepoNotFound``, an unknown revision a 404
-with ``X-Error-Code: RevisionNotFound``. Any other request is logged in
-``unknown`` and answered 404, so a client that starts calling something new fails loudly.
+Writes need ``Authorization: Bearer <a known token>``: 401 otherwise, as the Hub answers
+anonymous writes; an unknown token is a 401 for any request. Reads (``GET``, ``HEAD``) without a
+token are answered for a public repo; for a private or unknown repo they are a 401 with
+``X-Error-Code: RepoNotFound`` (the Hub does not say whether it exists). With a known token, an
+unknown repo is a 404 with ``X-Error-Code: RepoNotFound``, an unknown revision a 404 with
+``X-Error-Code: RevisionNotFound``. Any other request is logged in ``unknown`` and answered 404,
+so a client that starts calling something new fails loudly.
 """
 
 from __future__ import annotations
@@ -132,24 +133,25 @@ class FakeHub:
         with self._lock:
             self.requests.append(request)
             if not self._authorized(request):
-                target = self._read_target(request)
-                if target is None:
+                key = self._read_key(request)
+                if key is None or "authorization" in request.headers:  # a wrong token
                     return _error(401, "Invalid credentials in Authorization header")
-                if target.private:
+                target = self.repos.get(key)
+                if target is None or target.private:
                     return _error(401, "Repository not found", "RepoNotFound")
             return self._route(request)
 
-    def _read_target(self, request: Request) -> Repo | None:
-        """The repo an anonymous read is about, if the request is a read of an existing repo."""
+    def _read_key(self, request: Request) -> tuple[str, str] | None:
+        """``(type, id)`` of the repo a request reads, if it is a read (``GET``, ``HEAD``)."""
         if request.method not in ("GET", "HEAD"):
             return None
         parts = request.path.strip("/").split("/")
         if parts[:1] == ["api"]:  # /api/{type}s/{owner}/{name}/...
             parts = parts[1:]
         if len(parts) >= 3 and parts[0] in REPO_TYPES:  # (also /{type}s/{owner}/{name}/resolve)
-            return self.repos.get((REPO_TYPES[parts[0]], "/".join(parts[1:3])))
+            return REPO_TYPES[parts[0]], "/".join(parts[1:3])
         if len(parts) >= 3 and parts[2] == "resolve":
-            return self.repos.get(("model", "/".join(parts[:2])))
+            return "model", "/".join(parts[:2])
         return None
 
     def _authorized(self, request: Request) -> bool:

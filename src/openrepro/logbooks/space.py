@@ -33,12 +33,13 @@ both parts into that host name, so the id cannot be recovered from it (trackio p
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
 from openrepro.errors import LogbookError
-from openrepro.logbooks.records import LogbookRecord, Metric
+from openrepro.logbooks.records import Cell, LogbookRecord, Metric, Run
 from openrepro.logbooks.trackio_reader import (
     MANIFEST,
     _Builder,
@@ -53,7 +54,6 @@ from openrepro.logbooks.trackio_reader import (
     _walk,
     read_trackio_export,
 )
-from openrepro.logbooks.records import Cell, Run
 
 __all__ = [
     "ALLOW_PATTERNS",
@@ -164,7 +164,6 @@ def download_space(
     huggingface_hub's settings (``HF_ENDPOINT``, ``HF_TOKEN`` or the stored login).
     """
     from huggingface_hub import HfApi, snapshot_download
-    from huggingface_hub.utils import filter_repo_objects
 
     if not _valid_id(space_id):
         raise LogbookError(f"{space_id!r} is not a Space id (owner/name)")
@@ -180,7 +179,7 @@ def download_space(
         raise LogbookError(
             f"Space {space_id}: no {MANIFEST} in it (not a logbook published by Trackio)"
         )
-    wanted = list(filter_repo_objects(sorted(sizes), allow_patterns=ALLOW_PATTERNS))
+    wanted = [n for n in sorted(sizes) if any(fnmatch.fnmatch(n, p) for p in ALLOW_PATTERNS)]
     total = sum(sizes[name] for name in wanted)
     if len(wanted) > max_files:
         raise LogbookError(
@@ -206,9 +205,7 @@ def download_space(
         )
     except Exception as exc:  # as above
         raise _hub_error(space_id, exc) from exc
-    written = sum(
-        (dest / name).stat().st_size for name in wanted if (dest / name).is_file()
-    )
+    written = sum((dest / name).stat().st_size for name in wanted if (dest / name).is_file())
     if written > max_bytes:  # the file list understated the sizes
         raise LogbookError(f"Space {space_id}: downloaded {written} bytes, over {max_bytes}")
     if not (dest / MANIFEST).is_file():
