@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from openrepro import __version__
-from openrepro.cli import claims, db, demo, init, logbook, papers, pull, submit
+from openrepro.cli import claims, db, demo, init, judge, logbook, papers, pull, submit
 from openrepro.cli._common import err_console
 from openrepro.errors import OpenReproError
 
@@ -51,6 +51,7 @@ app.command("init")(init.init)
 app.command("demo")(demo.demo)
 app.command("pull")(pull.pull)
 app.command("submit")(submit.submit)
+app.command("judge")(judge.judge)
 app.add_typer(papers.app, name="papers")
 app.add_typer(claims.app, name="claims")
 app.add_typer(logbook.app, name="logbook")

@@ -1,0 +1,74 @@
+"""`openrepro judge`: per-claim verdicts from checked evidence."""
+
+from __future__ import annotations
+
+import typer
+from rich.markup import escape
+from rich.progress import TextColumn
+from rich.table import Table
+
+from openrepro.cli._common import (
+    FormatOption,
+    OutputFormat,
+    console,
+    open_from,
+    print_json,
+    progress_bar,
+)
+from openrepro.cli.claims import usage_line
+from openrepro.judge.service import VerdictRow, judge_logbooks, judge_targets
+from openrepro.llm import LLMClient, open_client
+
+__all__ = ["judge"]
+
+
+def judge(
+    ctx: typer.Context,
+    logbooks: list[int] | None = typer.Argument(None, help="Logbook ids (see `logbook ls`)."),
+    paper: str | None = typer.Option(None, "--paper", help="Every logbook of this paper."),
+    all_: bool = typer.Option(False, "--all", help="Every logbook (newest revision each)."),
+    no_llm: bool = typer.Option(
+        False,
+        "--no-llm",
+        help="Deterministic path only: logbooks that did not log the claim's "
+        "metric get `inconclusive` instead of an LLM extraction.",
+    ),
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """Judge every claim in the chosen logbooks; claims already judged under the same judge
+    config are skipped, so a re-run resumes."""
+    if not logbooks and not paper and not all_:
+        raise typer.BadParameter("name logbooks, or pass --paper or --all")
+    challenge = open_from(ctx)
+    client: LLMClient | None = None
+    if not no_llm:
+        client = open_client(challenge.settings, challenge.store)
+        ctx.call_on_close(client.close)
+    total = len(judge_targets(challenge, logbooks or None, paper))
+    with progress_bar("judging", fmt, TextColumn("{task.fields[claims]} claims")) as progress:
+        task = progress.add_task("judge", total=total, claims=0)
+
+        def advance(rows: list[VerdictRow]) -> None:
+            done = progress.tasks[0].fields["claims"] + len(rows)
+            progress.update(task, advance=1, claims=done)
+
+        report = judge_logbooks(
+            challenge, client, logbook_ids=logbooks or None, paper=paper, progress=advance
+        )
+    if fmt is OutputFormat.json:
+        print_json(report)
+        return
+    table = Table(title=f"{report.judged} verdicts (config {report.judge_config})",
+                  title_justify="left")  # fmt: skip
+    for column in ("logbook", "claim", "verdict", "rule", "path", "flags", "why"):
+        table.add_column(column, overflow="fold")
+    for row in report.verdicts:
+        if row.skipped:
+            continue
+        table.add_row(str(row.logbook_id), escape(row.claim_id), row.verdict, row.rule, row.path,
+                      ", ".join(row.flags), escape(row.rationale))  # fmt: skip
+    console.print(table)
+    skipped = len(report.verdicts) - report.judged
+    if skipped:
+        console.print(f"{skipped} claims already judged under this config (skipped)")
+    console.print(usage_line(report.usage))

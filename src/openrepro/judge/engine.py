@@ -1,0 +1,233 @@
+"""Judging one claim in one logbook: the deterministic path first, the LLM path only when the
+logbook did not log the claim's values as the instructions ask.
+
+Deterministic path: the metrics ``claims/<claim-id>/<metric>`` logged during successful recorded
+runs are compared with the claim's reported values by code (:mod:`openrepro.judge.decide`).
+LLM path: the model sees the claim and a numbered list of evidence items (metrics, output lines,
+files) and answers which items hold the measured value and what it is; the schema only admits
+existing item numbers, and code re-checks that each selected item really holds that value
+before the same comparison and decision table apply. Testimony is never shown to the model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, create_model
+
+from openrepro.claims.records import ClaimView
+from openrepro.claims.values import ReportedValue
+from openrepro.errors import LLMOutputError
+from openrepro.judge.decide import (
+    DEFAULT_REL_TOL,
+    compare,
+    decide,
+    is_quantified_over_all,
+    parse_scale_number,
+    scale_ratio,
+)
+from openrepro.judge.gather import (
+    check_pointer,
+    claim_metric_prefix,
+    evidence_items,
+    looks_like_injection,
+    measurements,
+    within_recorded_run,
+)
+from openrepro.judge.records import Decision, Flag, Measurement, Pointer, Scale
+from openrepro.llm import LLMClient, Message, Usage
+from openrepro.logbooks.records import LogbookRecord
+
+__all__ = ["JUDGE_VERSION", "PROMPT_VERSION", "JudgedClaim", "judge_claim", "judge_config"]
+
+JUDGE_VERSION = "rules-v1"
+PROMPT_VERSION = "judge-extract-v1"
+_SCALE_DIMS = ("parameters", "data", "steps")
+
+
+class JudgedClaim(BaseModel):
+    claim_id: str
+    decision: Decision
+    path: Literal["deterministic", "llm", "none"]
+    evidence: list[Pointer] = Field(default_factory=list)
+    measured: list[float] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+
+
+def judge_config(model: str = "", rel_tol: float = DEFAULT_REL_TOL) -> str:
+    """A short id of everything that shapes a verdict: rules, prompt, model, tolerance."""
+    payload = json.dumps([JUDGE_VERSION, PROMPT_VERSION, model, rel_tol])
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+def _paper_scale(claim: ClaimView) -> Scale:
+    return Scale(
+        parameters=parse_scale_number(claim.scale.model_size) if claim.scale.model_size else None,
+        data=parse_scale_number(claim.scale.data_size) if claim.scale.data_size else None,
+        steps=parse_scale_number(claim.scale.steps) if claim.scale.steps else None,
+    )
+
+
+def _logbook_scale(record: LogbookRecord, claim_id: str) -> Scale:
+    """The scale the logbook says it used: metrics ``claims/<id>/scale/<parameters|data|steps>``."""
+    prefix = claim_metric_prefix(claim_id) + "scale/"
+    found: dict[str, float] = {}
+    for metric in record.metrics:
+        if metric.key.startswith(prefix) and metric.key[len(prefix) :] in _SCALE_DIMS:
+            found[metric.key[len(prefix) :]] = metric.value
+    return Scale.model_validate(found)
+
+
+_POSITIVE = re.compile(r"\b(verified|reproduced|confirmed|holds|replicated|success)", re.I)
+_NEGATIVE = re.compile(
+    r"\b(falsified|not reproduced|could not reproduce|failed to reproduce|does not hold|"
+    r"contradict\w*|refuted|fails)",
+    re.I,
+)
+
+
+def _testimony_stance(record: LogbookRecord, claim: ClaimView) -> str | None:
+    """What the participant's prose says about this claim: "positive", "negative" or None."""
+    names = (claim.id, f"{claim.key}:", f"{claim.key} ", f"claim {claim.key[1:]}")
+    stances: set[str] = set()
+    for statement in record.testimony:
+        for line in statement.text.splitlines():
+            text = unicodedata.normalize("NFKC", line)
+            if not any(name.lower() in text.lower() for name in names):
+                continue
+            if _NEGATIVE.search(text):
+                stances.add("negative")
+            elif _POSITIVE.search(text):
+                stances.add("positive")
+    return stances.pop() if len(stances) == 1 else None
+
+
+def _extra_flags(record: LogbookRecord, claim: ClaimView, verdict_hint: str | None) -> list[Flag]:
+    flags: list[Flag] = []
+    texts = [t.text for t in record.testimony] + [r.output for r in record.runs]
+    if any(looks_like_injection(text) for text in texts):
+        flags.append("injection_suspected")
+    stance = _testimony_stance(record, claim)
+    if (stance == "positive" and verdict_hint == "falsified") or (
+        stance == "negative" and verdict_hint == "verified"
+    ):
+        flags.append("testimony_disagrees")
+    return flags
+
+
+def _reported_for(claim: ClaimView, metric: str) -> ReportedValue | None:
+    """The reported value the measured metric corresponds to (same name, else the first)."""
+    if not claim.reported:
+        return None
+    wanted = metric.replace("_", " ").replace("-", " ").lower()
+    for value in claim.reported:
+        if value.metric and value.metric.replace("-", " ").lower() in wanted:
+            return value
+    return claim.reported[0]
+
+
+Path = Literal["deterministic", "llm"]
+
+
+def _finish(
+    record: LogbookRecord,
+    claim: ClaimView,
+    found: list[Measurement],
+    path: Path,
+    rel_tol: float,
+    usage: Usage,
+) -> JudgedClaim:
+    metric = found[0].metric if found else ""
+    reported = _reported_for(claim, metric)
+    if reported is None:
+        decision = decide(compare([], ReportedValue(value=0, text="")))
+        decision.rationale = "the claim reports no value to compare with"
+    else:
+        comparison = compare(found, reported, rel_tol=rel_tol)
+        ratio = scale_ratio(_paper_scale(claim), _logbook_scale(record, claim.id))
+        quantified = is_quantified_over_all(claim.text, claim.kind)
+        decision = decide(comparison, ratio=ratio, quantified_over_all=quantified)
+    decision.flags = list(
+        dict.fromkeys([*decision.flags, *_extra_flags(record, claim, decision.verdict)])
+    )
+    return JudgedClaim(
+        claim_id=claim.id, decision=decision, path=path, usage=usage,
+        evidence=[m.pointer for m in found], measured=[m.value for m in found],
+    )  # fmt: skip
+
+
+class _Extraction(BaseModel):
+    items: list[int]
+    value: float | None
+    unit: str = Field(default="", max_length=20)
+
+
+def _extraction_model(count: int) -> type[_Extraction]:
+    """Item numbers restricted to the list (an enum in the schema): pointers cannot be made up."""
+    number: Any = Literal[tuple(range(1, count + 1))]
+    items: Any = (list[number], Field(max_length=5))
+    return create_model("Extraction", __base__=_Extraction, items=items)
+
+
+def _llm_measurements(
+    client: LLMClient, record: LogbookRecord, claim: ClaimView
+) -> tuple[list[Measurement], Usage]:
+    items = evidence_items(record, claim.id, claim_text=claim.text)
+    if not items:
+        return [], Usage()
+    listing = "\n".join(f"[{item.number}] {item.text}" for item in items)
+    reported = "; ".join(v.describe() for v in claim.reported) or "(no number)"
+    messages = [
+        Message(role="system", content=(
+            "You read evidence from a reproduction attempt. Pick the numbered items that hold the "
+            "measured value of the claim's metric and give that value. Only use the items. If no "
+            "item measures it, answer an empty list and null. Reply with JSON only.")),
+        Message(role="user", content=(
+            f"Claim: {claim.text}\nReported by the paper: {reported}\n\nEvidence items:\n{listing}"
+            '\n\nReply: {"items": [numbers], "value": number or null, "unit": "..."}')),
+    ]  # fmt: skip
+    try:
+        result = client.complete(messages, _extraction_model(len(items)),
+                                 prompt_version=PROMPT_VERSION, max_tokens=128)  # fmt: skip
+    except LLMOutputError as exc:
+        return [], Usage.model_validate(exc.usage)
+    answer = result.value
+    if answer.value is None:
+        return [], result.usage
+    chosen = [items[n - 1] for n in dict.fromkeys(answer.items) if 1 <= n <= len(items)]
+    found = [
+        Measurement(value=answer.value, unit=answer.unit, metric=_metric_of(claim),
+                    run=item.pointer.run, seed=item.pointer.run, pointer=item.pointer,
+                    run_ok=item.run_ok,
+                    within_run=within_recorded_run(record, item.pointer))
+        for item in chosen
+        if check_pointer(record, item.pointer, answer.value)
+    ]  # fmt: skip
+    return found[:1], result.usage
+
+
+def _metric_of(claim: ClaimView) -> str:
+    return claim.reported[0].metric if claim.reported else ""
+
+
+def judge_claim(
+    record: LogbookRecord,
+    claim: ClaimView,
+    *,
+    client: LLMClient | None = None,
+    rel_tol: float = DEFAULT_REL_TOL,
+) -> JudgedClaim:
+    """Judge ``claim`` in ``record`` (see the module docstring)."""
+    found = [m for m in measurements(record, claim.id) if not m.metric.startswith("scale/")]
+    if found:
+        return _finish(record, claim, found, "deterministic", rel_tol, Usage())
+    if client is None:
+        return _finish(record, claim, [], "deterministic", rel_tol, Usage()).model_copy(
+            update={"path": "none"}
+        )
+    extracted, usage = _llm_measurements(client, record, claim)
+    return _finish(record, claim, extracted, "llm", rel_tol, usage)

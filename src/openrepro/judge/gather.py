@@ -1,0 +1,462 @@
+"""Gather the evidence of one claim from a logbook record, and re-check pointers by code.
+
+* :func:`measurements` reads the values logged under ``claims/<claim-id>/<metric>`` and ties each
+  to the recorded run it came from. A bundle metric names its run id. A Trackio metric names the
+  *Trackio* run name, which is not a run cell id, so it is tied by time: it belongs to the run
+  cell whose window ``[created_at - duration_s - 2 s, created_at + 2 s]`` holds its timestamp
+  (``created_at`` is when the run cell was written, i.e. when the run ended). When a series has
+  several steps, the **last step** is the measured value.
+* :func:`evidence_items` numbers the metrics, result-like output lines and produced files for an
+  LLM extractor, ranked by relevance and cut to a character budget. Testimony is never an item;
+  item text is neutralised (control, bidi and zero-width characters removed, whitespace
+  collapsed, at most 200 characters).
+* :func:`check_pointer` re-checks, by code, that a pointer exists and holds a value.
+* :func:`looks_like_injection` spots text aimed at the judge (see :data:`INJECTION_PATTERNS`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from openrepro.judge.records import EvidenceItem, Measurement, Pointer
+from openrepro.logbooks.records import FileRef, LogbookRecord, Metric, Run
+
+__all__ = [
+    "INJECTION_PATTERNS",
+    "WINDOW_SLACK_S",
+    "check_pointer",
+    "claim_metric_prefix",
+    "evidence_items",
+    "looks_like_injection",
+    "measurements",
+    "neutralise",
+    "within_recorded_run",
+]
+
+WINDOW_SLACK_S = 2.0  # seconds allowed either side of a run's window
+ITEM_MAX_CHARS = 200
+
+# ---- text hygiene ----
+
+# Bidi controls and zero-width characters (all are Unicode category Cf, removed with the rest).
+_INVISIBLE = frozenset(
+    "\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+    "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\u061c\u180e\ufeff"
+)
+
+
+def _strip_invisible(text: str) -> str:
+    """Drop format characters (bidi, zero-width) and turn other control characters into spaces."""
+    out: list[str] = []
+    for char in text:
+        category = unicodedata.category(char)
+        if char in _INVISIBLE or category == "Cf":
+            continue
+        out.append(" " if category in ("Cc", "Zl", "Zp") else char)
+    return "".join(out)
+
+
+def neutralise(text: str, limit: int = ITEM_MAX_CHARS) -> str:
+    """Make untrusted text safe to show: no control/bidi/zero-width chars, one line, capped."""
+    flat = " ".join(_strip_invisible(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _lines(output: str) -> list[str]:
+    """A run's output lines; pointers number them from 1 in this list."""
+    return output.splitlines()
+
+
+# ---- runs and time ----
+
+
+def claim_metric_prefix(claim_id: str) -> str:
+    """The metric key prefix a logbook uses for one claim: ``claims/<claim_id>/``."""
+    return f"claims/{claim_id}/"
+
+
+def _seconds(stamp: str | None) -> float | None:
+    """An ISO-8601 time (or epoch seconds) as epoch seconds; naive times are taken as UTC."""
+    if stamp is None or not stamp.strip():
+        return None
+    text = stamp.strip()
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
+
+
+@dataclass(frozen=True)
+class _Window:
+    run: Run
+    start: float  # when the run began (created_at - duration_s)
+    end: float  # when the run cell was written (created_at)
+
+
+def _windows(record: LogbookRecord) -> list[_Window]:
+    found: list[_Window] = []
+    for run in record.runs:
+        end = _seconds(run.created_at)
+        if end is None:
+            continue
+        duration = run.duration_s if run.duration_s and run.duration_s > 0 else 0.0
+        found.append(_Window(run=run, start=end - duration, end=end))
+    return found
+
+
+def _run_at(windows: list[_Window], when: float) -> Run | None:
+    """The run whose slack window holds ``when``; the closest (then shortest) if several do."""
+    best: tuple[float, float, int] | None = None
+    chosen: Run | None = None
+    for index, window in enumerate(windows):
+        if not window.start - WINDOW_SLACK_S <= when <= window.end + WINDOW_SLACK_S:
+            continue
+        distance = max(window.start - when, when - window.end, 0.0)
+        rank = (distance, window.end - window.start, index)
+        if best is None or rank < best:
+            best, chosen = rank, window.run
+    return chosen
+
+
+class _RunFinder:
+    """Ties metrics to the run cells they were logged in."""
+
+    def __init__(self, record: LogbookRecord) -> None:
+        self._by_id = {run.id: run for run in record.runs}
+        self._windows = _windows(record)
+        self._bundle = record.format == "bundle"
+
+    def run_of(self, metric: Metric) -> Run | None:
+        if self._bundle or metric.source == "bundle":
+            return self._by_id.get(metric.run)
+        when = _seconds(metric.timestamp)
+        return None if when is None else _run_at(self._windows, when)
+
+
+def _last_steps(metrics: Iterable[Metric]) -> list[Metric]:
+    """One metric per (run, key): the one with the highest step (the later one on a tie)."""
+    last: dict[tuple[str, str], Metric] = {}
+    for metric in metrics:
+        held = last.get((metric.run, metric.key))
+        if held is None or metric.step >= held.step:
+            last[(metric.run, metric.key)] = metric
+    return list(last.values())
+
+
+def _metric_pointer(metric: Metric) -> Pointer:
+    return Pointer(kind="metric", run=metric.run, key=metric.key, step=metric.step)
+
+
+def measurements(record: LogbookRecord, claim_id: str) -> list[Measurement]:
+    """The values logged under ``claims/<claim_id>/<metric>``, each tied to its run.
+
+    A series logged at several steps gives one measurement: its last step. ``within_run`` says a
+    recorded run was found for the metric (a Trackio metric without a timestamp never is);
+    ``run_ok`` says that run exited 0.
+    """
+    prefix = claim_metric_prefix(claim_id)
+    finder = _RunFinder(record)
+    found: list[Measurement] = []
+    chosen = [m for m in record.metrics if m.key.startswith(prefix) and len(m.key) > len(prefix)]
+    for metric in _last_steps(chosen):
+        run = finder.run_of(metric)
+        found.append(
+            Measurement(
+                value=metric.value,
+                metric=metric.key[len(prefix) :],
+                run=run.id if run else "",
+                seed=metric.run,
+                pointer=_metric_pointer(metric),
+                run_ok=run is not None and run.exit_code == 0,
+                within_run=run is not None,
+            )
+        )
+    return found
+
+
+def within_recorded_run(record: LogbookRecord, pointer: Pointer) -> bool:
+    """Was the evidence at ``pointer`` produced while a recorded run was running? Output lines
+    always were; a metric is if it can be tied to a run cell (see :func:`measurements`)."""
+    if pointer.kind == "output_line":
+        return any(run.id == pointer.run for run in record.runs)
+    if pointer.kind != "metric":
+        return False
+    finder = _RunFinder(record)
+    return any(
+        finder.run_of(m) is not None
+        for m in record.metrics
+        if (m.run, m.key, m.step) == (pointer.run, pointer.key, pointer.step)
+    )
+
+
+# ---- evidence items ----
+
+_RESULT_WORD_RE = re.compile(
+    r"(?i)(?:\b(?:acc|accuracy|loss|f1|bleu|rouge|score|speed|speedup|time|ms|s|sec|x|"
+    r"precision|recall|perplexity|ppl|throughput|latency|error|mse|mae|auc)\b"
+    r"|%|\d(?:x|s|ms)\b)"
+)
+_KEY_VALUE_RE = re.compile(r"[A-Za-z_][\w./-]*\s*[:=]\s*[-+]?\.?\d")
+_TOKEN_RE = re.compile(r"[a-z0-9]+")
+_STOPWORDS = frozenset(
+    {
+        *("a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "is", "it"),
+        *("of", "on", "or", "that", "the", "this", "to", "with", "we", "our", "than"),
+        *("claims", "claim", "run", "step", "file"),
+    }
+)
+
+
+def _looks_like_result(line: str) -> bool:
+    if not any(c.isdigit() for c in line):
+        return False
+    return bool(_RESULT_WORD_RE.search(line) or _KEY_VALUE_RE.search(line))
+
+
+def _tokens(text: str) -> set[str]:
+    words = _TOKEN_RE.findall(text.lower())
+    return {w for w in words if len(w) > 1 and w not in _STOPWORDS}
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    text: str
+    pointer: Pointer
+    value: float | None
+    run_ok: bool
+    kind_rank: int  # 0 metrics, 1 output lines, 2 files
+    minor_rank: int  # within a kind: 0 preferred (a series' last step), 1 otherwise
+
+
+def _metric_candidates(record: LogbookRecord) -> Iterator[_Candidate]:
+    finder = _RunFinder(record)
+    last = {id(m) for m in _last_steps(record.metrics)}
+    for metric in record.metrics:
+        run = finder.run_of(metric)
+        where = f"run {run.id}" if run else "not within a recorded run"
+        text = f"{metric.key} = {metric.value!r} (series {metric.run}, step {metric.step}, {where})"
+        yield _Candidate(
+            text=neutralise(text),
+            pointer=_metric_pointer(metric),
+            value=metric.value,
+            run_ok=run is not None and run.exit_code == 0,
+            kind_rank=0,
+            minor_rank=0 if id(metric) in last else 1,
+        )
+
+
+def _line_candidates(record: LogbookRecord) -> Iterator[_Candidate]:
+    for run in record.runs:
+        for number, line in enumerate(_lines(run.output), start=1):
+            if not _looks_like_result(line):
+                continue
+            yield _Candidate(
+                text=neutralise(f"run {run.id}, output line {number}: {line}"),
+                pointer=Pointer(kind="output_line", run=run.id, line=number),
+                value=None,
+                run_ok=run.exit_code == 0,
+                kind_rank=1,
+                minor_rank=0,
+            )
+
+
+def _file_candidate(ref: FileRef, origin: str, run_ok: bool) -> _Candidate:
+    text = f"file {ref.path} ({origin}; sha256 {ref.sha256[:16]}, {ref.size} bytes)"
+    return _Candidate(
+        text=neutralise(text),
+        pointer=Pointer(kind="file", path=ref.path, sha256=ref.sha256),
+        value=None,
+        run_ok=run_ok,
+        kind_rank=2,
+        minor_rank=0 if run_ok else 1,
+    )
+
+
+def _file_candidates(record: LogbookRecord) -> Iterator[_Candidate]:
+    seen: set[str] = set()
+    for run in record.runs:
+        for ref in run.produced:
+            if ref.path not in seen:
+                seen.add(ref.path)
+                yield _file_candidate(ref, f"produced by run {run.id}", run.exit_code == 0)
+    for artifact in record.artifacts:
+        if artifact.file.path not in seen:
+            seen.add(artifact.file.path)
+            yield _file_candidate(artifact.file, "artifact, not produced by a run", False)
+
+
+def evidence_items(
+    record: LogbookRecord, claim_id: str, *, budget_chars: int = 6000, claim_text: str = ""
+) -> list[EvidenceItem]:
+    """Numbered evidence (1..N) for an extractor: metrics, result-like output lines, files.
+
+    Items are ranked by how many words of the claim (its id, ``claim_text`` and the metric names
+    logged under its prefix) they share; ties go to metrics, then output lines, then files, and
+    within metrics to a series' last step. Items are kept in that order while their texts fit in
+    ``budget_chars`` in total. Testimony never becomes an item.
+    """
+    prefix = claim_metric_prefix(claim_id)
+    wanted = _tokens(claim_id) | _tokens(claim_text)
+    for metric in record.metrics:
+        if metric.key.startswith(prefix):
+            wanted |= _tokens(metric.key[len(prefix) :])
+    candidates = [
+        *_metric_candidates(record),
+        *_line_candidates(record),
+        *_file_candidates(record),
+    ]
+    order = sorted(
+        range(len(candidates)),
+        key=lambda i: (
+            -len(wanted & _tokens(candidates[i].text)),
+            candidates[i].kind_rank,
+            candidates[i].minor_rank,
+            i,
+        ),
+    )
+    items: list[EvidenceItem] = []
+    used = 0
+    for index in order:
+        candidate = candidates[index]
+        if used + len(candidate.text) > budget_chars:
+            continue
+        used += len(candidate.text)
+        items.append(
+            EvidenceItem(
+                number=len(items) + 1,
+                pointer=candidate.pointer,
+                text=candidate.text,
+                value=candidate.value,
+                run_ok=candidate.run_ok,
+            )
+        )
+    return items
+
+
+# ---- pointer checks ----
+
+# A number as written: not glued to a word or another number before it ("seed0", "C1", "v1.2").
+_NUMBER_RE = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def _numbers(line: str) -> list[float]:
+    return [float(match) for match in _NUMBER_RE.findall(line)]
+
+
+def _same(a: float, b: float, rel_tol: float) -> bool:
+    return math.isclose(a, b, rel_tol=rel_tol, abs_tol=0.0)
+
+
+def _check_metric(record: LogbookRecord, pointer: Pointer, value: float | None, tol: float) -> bool:
+    if pointer.step is None:
+        return False
+    for metric in record.metrics:
+        if (metric.run, metric.key, metric.step) != (pointer.run, pointer.key, pointer.step):
+            continue
+        if value is None or _same(metric.value, value, tol):
+            return True
+    return False
+
+
+def _check_line(record: LogbookRecord, pointer: Pointer, value: float | None, tol: float) -> bool:
+    if pointer.line is None or pointer.line < 1:
+        return False
+    for run in record.runs:
+        if run.id != pointer.run:
+            continue
+        lines = _lines(run.output)
+        if pointer.line > len(lines):
+            return False
+        return value is None or any(_same(n, value, tol) for n in _numbers(lines[pointer.line - 1]))
+    return False
+
+
+def _check_file(record: LogbookRecord, pointer: Pointer, value: float | None) -> bool:
+    if value is not None or not pointer.path or not pointer.sha256:
+        return False  # a file holds no single number code could confirm
+    return any(f.path == pointer.path and f.sha256 == pointer.sha256 for f in record.files)
+
+
+def check_pointer(
+    record: LogbookRecord, pointer: Pointer, value: float | None = None, *, rel_tol: float = 1e-9
+) -> bool:
+    """Re-check by code that ``pointer`` exists in ``record`` and, given ``value``, holds it.
+
+    * metric: a metric with that run name, key and step (step required) whose value is within
+      ``rel_tol`` of ``value``;
+    * output line: line ``line`` (1-based, ``str.splitlines``) of that run's output shows a
+      number, as written, equal to ``value`` (``87.3%`` does not hold ``0.873``);
+    * file: a file of the record with that path and sha256; a ``value`` is never confirmed by a
+      file, so passing one gives False.
+    """
+    if value is not None and not math.isfinite(value):
+        return False
+    if pointer.kind == "metric":
+        return _check_metric(record, pointer, value, rel_tol)
+    if pointer.kind == "output_line":
+        return _check_line(record, pointer, value, rel_tol)
+    return _check_file(record, pointer, value)
+
+
+# ---- injection ----
+
+#: What :func:`looks_like_injection` looks for (case-insensitive, after removing zero-width and
+#: bidi characters, NFKC and collapsing whitespace): instructions aimed at a model, role and
+#: chat-template markers, verdicts and judge score markers.
+INJECTION_PATTERNS: tuple[str, ...] = (
+    r"\b(?:ignore|disregard|forget|override|skip)\s+(?:all\s+|any\s+|the\s+|your\s+)*"
+    r"(?:previous|prior|above|earlier|preceding|system|original)\s+"
+    r"(?:instructions?|prompts?|rules|messages|directions|context)",
+    r"\byou\s+are\s+(?:now\s+)?(?:the|a|an)\s+(?:judge|grader|evaluator|reviewer|assistant)\b",
+    r"\b(?:act|behave)\s+as\s+(?:the|a|an)\s+(?:judge|grader|evaluator)\b",
+    r"\bverdict\s*[:=]",
+    r"\bverdict\s+(?:is|should\s+be|must\s+be|will\s+be)\s*[\"']?"
+    r"(?:verified|falsified|toy|inconclusive)\b",
+    r"[{,]\s*[\"']verdict[\"']\s*:",
+    r"(?<![\w(\[,])\[\[\s*\d{1,2}(?:\.\d+)?\s*\]\](?!\s*[,\]\)])",
+    r"\bas\s+an\s+ai\b",
+    r"\bsystem\s+prompt\b",
+    r"\bthought\s+process\s*:",
+    r"\b(?:new|updated|additional|hidden)\s+instructions?\s*:",
+    r"\bmark\s+(?:this|the|all|every|each)\s+claims?\s+as\b",
+    r"<\|?\s*(?:im_start|im_end|system|endoftext)\s*\|?>",
+    r"\[/?inst\]",
+    r"^#{1,6}\s*(?:system|instruction|instructions)\b",
+    r"</?\s*(?:system|instructions?)\s*>",
+)
+_INJECTION_RES = tuple(re.compile(p, re.IGNORECASE) for p in INJECTION_PATTERNS)
+_COLON_LINE_RE = re.compile(r"^\s*:\s*$", re.MULTILINE)  # a line that is only ":"
+
+
+def looks_like_injection(text: str) -> bool:
+    """Whether ``text`` reads like instructions or a verdict aimed at the judge.
+
+    Zero-width and bidi characters are removed and the text NFKC-normalised first, so look-alike
+    and hidden characters do not hide a pattern. Each line is tested for markers that start a
+    line; the whole text, with whitespace collapsed, for the rest.
+    """
+    clean = unicodedata.normalize("NFKC", _strip_format(text))
+    if _COLON_LINE_RE.search(clean):
+        return True
+    lines = [" ".join(line.split()) for line in clean.splitlines()]
+    flat = " ".join(clean.split())
+    return any(pattern.search(flat) for pattern in _INJECTION_RES) or any(
+        pattern.search(line) for pattern in _INJECTION_RES for line in lines
+    )
+
+
+def _strip_format(text: str) -> str:
+    """Remove bidi/zero-width (format) characters only, keeping line breaks."""
+    return "".join(c for c in text if c not in _INVISIBLE and unicodedata.category(c) != "Cf")

@@ -1,0 +1,99 @@
+"""Typed records of the judge: evidence items with checkable pointers, measurements, verdicts.
+
+Evidence is what recorded runs did and produced; each item carries a :class:`Pointer` that code
+can re-check against the stored logbook (a metric key + run + step, a run's output line, a file's
+sha256). Testimony never becomes an evidence item.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "FLAGS",
+    "VERDICTS",
+    "Decision",
+    "EvidenceItem",
+    "Flag",
+    "Measurement",
+    "Pointer",
+    "Scale",
+    "Verdict",
+]
+
+Verdict = Literal["verified", "falsified", "toy", "inconclusive"]
+VERDICTS: tuple[Verdict, ...] = ("verified", "falsified", "toy", "inconclusive")
+Flag = Literal[
+    "injection_suspected",
+    "testimony_disagrees",
+    "unit_mismatch",
+    "finite_horizon",
+    "reduced_scale",
+    "run_failed",
+    "artifact_not_from_run",
+    "metric_outside_run",
+]
+FLAGS: tuple[Flag, ...] = (
+    "injection_suspected",
+    "testimony_disagrees",
+    "unit_mismatch",
+    "finite_horizon",
+    "reduced_scale",
+    "run_failed",
+    "artifact_not_from_run",
+    "metric_outside_run",
+)
+
+
+class Pointer(BaseModel):
+    """Where a piece of evidence is, precisely enough for code to look again."""
+
+    kind: Literal["metric", "output_line", "file"]
+    run: str = ""  # run id (output lines) or run name (metrics)
+    key: str = ""  # metric key
+    step: int | None = None
+    line: int | None = None  # 1-based line of the run's output
+    path: str = ""  # file path in the logbook
+    sha256: str = ""
+
+
+class EvidenceItem(BaseModel):
+    """One numbered item shown to the extractor (LLM) or used directly by the code path."""
+
+    number: int
+    pointer: Pointer
+    text: str  # what the item says, e.g. "claims/p1/C1/accuracy = 0.873 (run seed0, step 3)"
+    value: float | None = None  # for metrics
+    run_ok: bool = False  # produced by a recorded run that exited 0
+
+
+class Measurement(BaseModel):
+    """A measured value of the claim's metric, tied to its evidence."""
+
+    value: float
+    unit: str = ""
+    metric: str = ""
+    run: str = ""
+    seed: str = ""
+    pointer: Pointer
+    run_ok: bool = True
+    within_run: bool = True  # logged while a recorded run was running
+
+
+class Scale(BaseModel):
+    """A scale in comparable numbers (parameters, examples/tokens, steps); None = unknown."""
+
+    parameters: float | None = None
+    data: float | None = None
+    steps: float | None = None
+
+
+class Decision(BaseModel):
+    """What the decision table returns: the verdict, why, and the flags raised on the way."""
+
+    verdict: Verdict
+    rationale: str
+    flags: list[Flag] = Field(default_factory=list)
+    rule: str = ""  # the row of the table that decided

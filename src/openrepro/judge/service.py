@@ -1,0 +1,156 @@
+"""Running the judge over stored logbooks and recording verdicts.
+
+Verdicts are idempotent per (logbook revision, claim, judge config): a logbook's verdicts are
+written in one transaction once all its claims are judged, and a re-run skips claims that
+already have a verdict under the same config, so an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Literal
+
+from pydantic import BaseModel, Field
+from sqlalchemy import func, select
+
+from openrepro.challenge import ChallengeContext
+from openrepro.claims.service import claim_view
+from openrepro.errors import NotFoundError
+from openrepro.judge.engine import JUDGE_VERSION, PROMPT_VERSION, judge_claim, judge_config
+from openrepro.llm import LLMClient, Usage
+from openrepro.logbooks.records import LogbookRecord
+from openrepro.store import Claim, Logbook, Paper, Participant, Verdict
+
+__all__ = ["JudgeReport", "VerdictRow", "judge_logbooks", "judge_targets"]
+
+
+class VerdictRow(BaseModel):
+    logbook_id: int
+    claim_id: str
+    participant: str
+    verdict: str
+    rule: str
+    path: Literal["deterministic", "llm", "none"]
+    flags: list[str]
+    rationale: str
+    skipped: bool = False  # a verdict under this config existed already
+
+
+class JudgeReport(BaseModel):
+    judge_config: str
+    verdicts: list[VerdictRow] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    seconds: float = 0.0
+
+    @property
+    def judged(self) -> int:
+        return sum(not v.skipped for v in self.verdicts)
+
+
+def judge_targets(
+    ctx: ChallengeContext, logbook_ids: list[int] | None, paper: str | None
+) -> list[int]:
+    with ctx.store.session() as session:
+        query = (
+            select(Logbook.id, Logbook.paper_id, Logbook.participant_id)
+            .join(Paper, Paper.id == Logbook.paper_id)
+            .where(Paper.challenge_id == ctx.challenge_id)
+            .order_by(Logbook.id)
+        )
+        if logbook_ids:
+            rows = session.execute(query.where(Logbook.id.in_(logbook_ids))).all()
+            missing = sorted(set(logbook_ids) - {r.id for r in rows})
+            if missing:
+                raise NotFoundError(f"no logbook {', '.join(map(str, missing))}")
+            return [r.id for r in rows]
+        if paper is not None:
+            query = query.where(Paper.venue_id == paper)
+        latest: dict[tuple[int, int], int] = {}
+        for row in session.execute(query):
+            latest[(row.paper_id, row.participant_id)] = row.id  # the newest revision wins
+        return sorted(latest.values())
+
+
+def _judge_one(ctx: ChallengeContext, logbook_id: int, client: LLMClient | None,
+               config: str, model: str) -> tuple[list[VerdictRow], Usage]:  # fmt: skip
+    usage = Usage()
+    rows: list[VerdictRow] = []
+    with ctx.store.session() as session:
+        book = session.get(Logbook, logbook_id)
+        assert book is not None
+        paper = session.get(Paper, book.paper_id)
+        person = session.get(Participant, book.participant_id)
+        assert paper is not None and person is not None
+        record = LogbookRecord.model_validate(book.manifest)
+        claims = session.scalars(
+            select(Claim).where(Claim.paper_id == paper.id, Claim.status == "active")
+        ).all()
+        done = set(
+            session.scalars(
+                select(Verdict.claim_id).where(
+                    Verdict.logbook_id == book.id, Verdict.judge_config == config
+                )
+            )
+        )
+        for claim in claims:
+            view = claim_view(claim, paper.venue_id)
+            if claim.id in done:
+                rows.append(
+                    VerdictRow(logbook_id=book.id, claim_id=view.id, participant=person.handle,
+                               verdict="", rule="", path="none", flags=[], rationale="",
+                               skipped=True)
+                )  # fmt: skip
+                continue
+            started = time.perf_counter()
+            judged = judge_claim(record, view, client=client)
+            usage.add(judged.usage)
+            decision = judged.decision
+            provenance = "self-recorded" if judged.evidence else "testimony"
+            session.add(
+                Verdict(
+                    logbook_id=book.id, claim_id=claim.id, verdict=decision.verdict,
+                    rationale=f"[{decision.rule}] {decision.rationale}",
+                    evidence=[p.model_dump(exclude_defaults=True) for p in judged.evidence],
+                    flags=decision.flags, provenance=provenance, judge_config=config,
+                    judge_model=model if judged.path == "llm" else f"rules:{JUDGE_VERSION}",
+                    prompt_version=PROMPT_VERSION if judged.path == "llm" else "",
+                    tokens_in=judged.usage.prompt_tokens,
+                    tokens_out=judged.usage.completion_tokens,
+                    seconds=round(time.perf_counter() - started, 4),
+                )
+            )  # fmt: skip
+            rows.append(
+                VerdictRow(logbook_id=book.id, claim_id=view.id, participant=person.handle,
+                           verdict=decision.verdict, rule=decision.rule, path=judged.path,
+                           flags=list(decision.flags), rationale=decision.rationale)
+            )  # fmt: skip
+    return rows, usage
+
+
+def judge_logbooks(
+    ctx: ChallengeContext,
+    client: LLMClient | None,
+    *,
+    logbook_ids: list[int] | None = None,
+    paper: str | None = None,
+    progress: Callable[[list[VerdictRow]], None] | None = None,
+) -> JudgeReport:
+    """Judge every active claim of the chosen logbooks (default: the newest revision of each
+    participant's logbook per paper); one transaction per logbook."""
+    started = time.perf_counter()
+    model = client.backend.model if client is not None else ""
+    report = JudgeReport(judge_config=judge_config(model))
+    for logbook_id in judge_targets(ctx, logbook_ids, paper):
+        rows, usage = _judge_one(ctx, logbook_id, client, report.judge_config, model)
+        report.verdicts += rows
+        report.usage.add(usage)
+        if progress is not None:
+            progress(rows)
+    report.seconds = round(time.perf_counter() - started, 3)
+    return report
+
+
+def count_verdicts(ctx: ChallengeContext) -> int:
+    with ctx.store.session() as session:
+        return session.scalar(select(func.count(Verdict.id))) or 0
