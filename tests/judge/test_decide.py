@@ -120,3 +120,12 @@ def test_quantified_claims() -> None:
     assert is_quantified_over_all("The bound holds for all horizons T.", "result")
     assert is_quantified_over_all("Anything.", "theory")
     assert not is_quantified_over_all("Reaches 88.1 accuracy on GLUE.", "result")
+
+
+def test_a_wild_seed_cannot_stretch_the_interval_into_a_match() -> None:
+    wild = compare([m(70.1, "a"), m(70.3, "b"), m(69.9, "c"), m(1e300, "d")], ACC)
+    assert wild.match is False  # every seed disagrees with 88.1
+    mixed = compare([m(88.0, "a"), m(88.2, "b"), m(40.0, "c")], ACC)
+    assert mixed.match is None and "too noisy" in mixed.detail
+    agreeing = compare([m(85.0, "a"), m(91.0, "b"), m(86.0, "c"), m(90.5, "d")], ACC)
+    assert agreeing.match is True  # noisy, yet every seed is within 5 % of 88.1

@@ -6,7 +6,10 @@ Comparison (:func:`compare`):
 - only measurements logged *during* a recorded run that *succeeded* count;
 - one value per seed (the run's last logged step);
 - with 3 or more seeds, the paper's value must fall inside the 95 % prediction interval of the
-  seeds, ``mean ± t(0.975, n-1) · sd · sqrt(1 + 1/n)`` (CORE-Bench's rule);
+  seeds, ``mean ± t(0.975, n-1) · sd · sqrt(1 + 1/n)`` (CORE-Bench's rule); when that interval
+  is wider than the tolerance (one wild seed can make it hold anything), only unanimity
+  decides: every seed within the tolerance matches, every seed outside it does not, a mix is
+  too noisy (no match either way);
 - with fewer, the mean must be within the claim's tolerance of the paper's value, relative by
   default (:data:`DEFAULT_REL_TOL`, 5 %);
 - for a reported change ("from 24.3 to 22.8"), the measured value must lie on the same side of
@@ -137,6 +140,24 @@ def compare(
         return result
     if len(values) >= 3:
         result.low, result.high = prediction_interval(values)
+        allowed = rel_tol * abs(reported.value) if reported.value else rel_tol
+        if (result.high - result.low) / 2 > allowed:
+            # Too noisy for the interval (one wild seed widens it until it holds anything): only
+            # seeds that agree with each other decide.
+            near = sum(abs(v - reported.value) <= allowed for v in values)
+            if 0 < near < len(values):
+                result.detail = (
+                    f"{len(values)} seeds too noisy to decide: the 95 % prediction interval "
+                    f"[{result.low:.4g}, {result.high:.4g}] is wider than ±{allowed:.3g} and "
+                    f"{near} of them are within it"
+                )
+                return result
+            result.match = near == len(values)
+            result.detail = (
+                f"every one of {len(values)} seeds is {'within' if near else 'outside'} "
+                f"±{allowed:.3g} of the paper's {reported.value:g} (interval too wide to use)"
+            )
+            return result
         inside = result.low <= reported.value <= result.high
         result.detail = (
             f"paper {reported.value:g} {'inside' if inside else 'outside'} the 95 % prediction "

@@ -130,6 +130,17 @@ def _reported_for(claim: ClaimView, metric: str) -> ReportedValue | None:
     return claim.reported[0]
 
 
+def _main_metric(claim: ClaimView, found: list[Measurement]) -> str:
+    """The one metric name compared with the paper: the one named exactly as a reported value
+    (``accuracy``; a look-alike with a Cyrillic letter is not), else the first logged."""
+    names = list(dict.fromkeys(m.metric for m in found))
+    reported = {v.metric.replace("-", " ").lower() for v in claim.reported if v.metric}
+    for name in names:
+        if name.replace("_", " ").replace("-", " ").lower() in reported:
+            return name
+    return names[0] if names else ""
+
+
 Path = Literal["deterministic", "llm"]
 
 
@@ -141,7 +152,8 @@ def _finish(
     rel_tol: float,
     usage: Usage,
 ) -> JudgedClaim:
-    metric = found[0].metric if found else ""
+    metric = _main_metric(claim, found)
+    found = [m for m in found if m.metric == metric]  # seeds of one metric, never a mixture
     reported = _reported_for(claim, metric)
     if reported is None:
         decision = decide(compare([], ReportedValue(value=0, text="")))
@@ -176,7 +188,13 @@ def _extraction_model(count: int) -> type[_Extraction]:
 def _llm_measurements(
     client: LLMClient, record: LogbookRecord, claim: ClaimView
 ) -> tuple[list[Measurement], Usage]:
-    items = evidence_items(record, claim.id, claim_text=claim.text)
+    # Items that address the judge are dropped before the model sees them or code accepts them.
+    kept = [
+        item
+        for item in evidence_items(record, claim.id, claim_text=claim.text)
+        if not looks_like_injection(item.text)
+    ]
+    items = [item.model_copy(update={"number": n}) for n, item in enumerate(kept, 1)]
     if not items:
         return [], Usage()
     listing = "\n".join(f"[{item.number}] {item.text}" for item in items)

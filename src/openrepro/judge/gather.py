@@ -162,16 +162,31 @@ def _metric_pointer(metric: Metric) -> Pointer:
 def measurements(record: LogbookRecord, claim_id: str) -> list[Measurement]:
     """The values logged under ``claims/<claim_id>/<metric>``, each tied to its run.
 
-    A series logged at several steps gives one measurement: its last step. ``within_run`` says a
+    A series logged at several steps gives one measurement: its last step logged during a
+    successful run (else during a failed run, else outside any). Non-finite values (NaN,
+    infinity) are not measurements and are left out. ``within_run`` says a
     recorded run was found for the metric (a Trackio metric without a timestamp never is);
     ``run_ok`` says that run exited 0.
     """
     prefix = claim_metric_prefix(claim_id)
     finder = _RunFinder(record)
     found: list[Measurement] = []
-    chosen = [m for m in record.metrics if m.key.startswith(prefix) and len(m.key) > len(prefix)]
-    for metric in _last_steps(chosen):
-        run = finder.run_of(metric)
+    found_metrics: list[Metric] = []
+    chosen = [
+        m
+        for m in record.metrics
+        if m.key.startswith(prefix) and len(m.key) > len(prefix) and math.isfinite(m.value)
+    ]
+    runs = {id(m): finder.run_of(m) for m in chosen}
+    # The last step is taken among the values that count (from a successful run), else among
+    # those from a failed run, else the rest: a series continued outside a recorded run or in a
+    # failed one neither replaces nor hides what a successful run logged.
+    for quality in (2, 1, 0):
+        rank = [m for m in chosen if _quality(runs[id(m)]) == quality]
+        taken = {(m.run, m.key) for m in found_metrics}
+        found_metrics.extend(m for m in _last_steps(rank) if (m.run, m.key) not in taken)
+    for metric in found_metrics:
+        run = runs[id(metric)]
         found.append(
             Measurement(
                 value=metric.value,
@@ -184,6 +199,11 @@ def measurements(record: LogbookRecord, claim_id: str) -> list[Measurement]:
             )
         )
     return found
+
+
+def _quality(run: Run | None) -> int:
+    """2: logged during a successful run; 1: during a failed one; 0: outside any."""
+    return 0 if run is None else 2 if run.exit_code == 0 else 1
 
 
 def within_recorded_run(record: LogbookRecord, pointer: Pointer) -> bool:
