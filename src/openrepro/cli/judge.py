@@ -1,8 +1,18 @@
-"""`openrepro judge`: per-claim verdicts from checked evidence."""
+"""`openrepro judge`: per-claim verdicts from checked evidence, and their evaluation.
+
+``openrepro judge`` is a group whose default subcommand is ``run``: ``openrepro judge 3`` and
+``openrepro judge --all`` mean ``openrepro judge run ...``; ``openrepro judge eval LABELS``
+compares stored verdicts with gold labels.
+"""
 
 from __future__ import annotations
 
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
 import typer
+import typer.core
 from rich.markup import escape
 from rich.progress import TextColumn
 from rich.table import Table
@@ -16,12 +26,34 @@ from openrepro.cli._common import (
     progress_bar,
 )
 from openrepro.cli.claims import usage_line
+from openrepro.judge.evaluate import evaluate, read_labels, render_table
 from openrepro.judge.service import VerdictRow, judge_logbooks, judge_targets
 from openrepro.llm import LLMClient, open_client
 
-__all__ = ["judge"]
+__all__ = ["DefaultRunGroup", "app", "judge", "judge_eval"]
 
 
+class DefaultRunGroup(typer.core.TyperGroup):
+    """A group that runs ``run`` when the first argument names no subcommand (nor asks for
+    help): ``judge 3`` is ``judge run 3``, while ``judge --help`` lists the subcommands."""
+
+    default_command = "run"
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        first = args[0] if args else None
+        if first is not None and first not in self.commands and first not in ctx.help_option_names:
+            args = [self.default_command, *args]
+        return super().parse_args(ctx, args)
+
+
+app = typer.Typer(
+    cls=DefaultRunGroup,
+    help="Judge claims in logbooks (`judge [LOGBOOK...]` = `judge run`), or evaluate verdicts.",
+    no_args_is_help=True,
+)
+
+
+@app.command("run")
 def judge(
     ctx: typer.Context,
     logbooks: list[int] | None = typer.Argument(None, help="Logbook ids (see `logbook ls`)."),
@@ -72,3 +104,29 @@ def judge(
     if skipped:
         console.print(f"{skipped} claims already judged under this config (skipped)")
     console.print(usage_line(report.usage))
+
+
+class EvalFormat(StrEnum):
+    md = "md"
+    json = "json"
+
+
+@app.command("eval")
+def judge_eval(
+    ctx: typer.Context,
+    labels: Path = typer.Argument(..., help="Gold labels, JSON Lines (see `judge.evaluate`)."),
+    config: str | None = typer.Option(
+        None, "--config", help="Judge config to evaluate (default: the latest verdicts')."
+    ),
+    fmt: EvalFormat = typer.Option(
+        EvalFormat.md, "--format", "-f", help="Markdown tables (md) or JSON for agents (json)."
+    ),
+) -> None:
+    """Compare stored verdicts with gold labels: confusion matrix, per-class and macro-F1,
+    share decided without an LLM, tokens and seconds per verdict."""
+    challenge = open_from(ctx)
+    report = evaluate(challenge, read_labels(labels), judge_config=config)
+    if fmt is EvalFormat.json:
+        print_json(report.model_dump() | {"disagreements": report.disagreements})
+        return
+    typer.echo(render_table(report), nl=False)
