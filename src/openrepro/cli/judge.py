@@ -26,6 +26,7 @@ from openrepro.cli._common import (
     progress_bar,
 )
 from openrepro.cli.claims import usage_line
+from openrepro.config import Settings
 from openrepro.judge.evaluate import evaluate, read_labels, render_table
 from openrepro.judge.service import VerdictRow, judge_logbooks, judge_targets
 from openrepro.llm import LLMClient, open_client
@@ -53,6 +54,15 @@ app = typer.Typer(
 )
 
 
+def _for_model(settings: Settings, name: str) -> Settings:
+    """The settings with ``name`` as the judge model ("" keeps the configured one)."""
+    if not name:
+        return settings
+    if not settings.llm_url and name.endswith(".gguf"):
+        return settings.model_copy(update={"llm_model_path": name, "llm_model": ""})
+    return settings.model_copy(update={"llm_model": name})
+
+
 @app.command("run")
 def judge(
     ctx: typer.Context,
@@ -65,6 +75,17 @@ def judge(
         help="Deterministic path only: logbooks that did not log the claim's "
         "metric get `inconclusive` instead of an LLM extraction.",
     ),
+    model: str | None = typer.Option(
+        None,
+        "--model",
+        help="Judge model (default: setting llm_model; a .gguf path when embedded).",
+    ),
+    judges: str | None = typer.Option(
+        None,
+        "--judges",
+        help="A panel of judge models, comma-separated: on the LLM path their verdicts must "
+        "agree, else the claim is inconclusive.",
+    ),
     fmt: OutputFormat = FormatOption,
 ) -> None:
     """Judge every claim in the chosen logbooks; claims already judged under the same judge
@@ -72,10 +93,12 @@ def judge(
     if not logbooks and not paper and not all_:
         raise typer.BadParameter("name logbooks, or pass --paper or --all")
     challenge = open_from(ctx)
-    client: LLMClient | None = None
+    clients: list[LLMClient] = []
     if not no_llm:
-        client = open_client(challenge.settings, challenge.store)
-        ctx.call_on_close(client.close)
+        names = [n.strip() for n in judges.split(",") if n.strip()] if judges else [model or ""]
+        for name in names:
+            clients.append(open_client(_for_model(challenge.settings, name), challenge.store))
+            ctx.call_on_close(clients[-1].close)
     total = len(judge_targets(challenge, logbooks or None, paper))
     with progress_bar("judging", fmt, TextColumn("{task.fields[claims]} claims")) as progress:
         task = progress.add_task("judge", total=total, claims=0)
@@ -85,7 +108,12 @@ def judge(
             progress.update(task, advance=1, claims=done)
 
         report = judge_logbooks(
-            challenge, client, logbook_ids=logbooks or None, paper=paper, progress=advance
+            challenge,
+            None,
+            logbook_ids=logbooks or None,
+            paper=paper,
+            progress=advance,
+            panel=clients,
         )
     if fmt is OutputFormat.json:
         print_json(report)

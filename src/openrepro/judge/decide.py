@@ -31,6 +31,7 @@ The decision table (:func:`decide`, first matching row wins):
 | R6 | measured value does not match | falsified | |
 | R7 | matches, but the claim is quantified over all sizes/horizons | toy | finite_horizon |
 | R8 | matches | verified | |
+| R9 | (LLM path, several judges) the judges' verdicts differ | inconclusive | |
 
 Testimony never changes a verdict: ``testimony_disagrees`` and ``injection_suspected`` are flags
 for organizers, added alongside.

@@ -15,6 +15,7 @@ import hashlib
 import json
 import re
 import unicodedata
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
@@ -111,6 +112,9 @@ def _extra_flags(record: LogbookRecord, claim: ClaimView, verdict_hint: str | No
     texts = [t.text for t in record.testimony] + [r.output for r in record.runs]
     if any(looks_like_injection(text) for text in texts):
         flags.append("injection_suspected")
+    produced = {ref.sha256 for run in record.runs for ref in run.produced}
+    if any(a.file.sha256 not in produced for a in record.artifacts):
+        flags.append("artifact_not_from_run")
     stance = _testimony_stance(record, claim)
     if (stance == "positive" and verdict_hint == "falsified") or (
         stance == "negative" and verdict_hint == "verified"
@@ -237,15 +241,34 @@ def judge_claim(
     claim: ClaimView,
     *,
     client: LLMClient | None = None,
+    clients: Sequence[LLMClient] = (),
     rel_tol: float = DEFAULT_REL_TOL,
 ) -> JudgedClaim:
-    """Judge ``claim`` in ``record`` (see the module docstring)."""
+    """Judge ``claim`` in ``record`` (see the module docstring). With several ``clients`` (a
+    panel of judges) on the LLM path, each extracts on its own and any disagreement between
+    their verdicts gives ``inconclusive`` (rule R9)."""
     found = [m for m in measurements(record, claim.id) if not m.metric.startswith("scale/")]
     if found:
         return _finish(record, claim, found, "deterministic", rel_tol, Usage())
-    if client is None:
+    panel = [*([client] if client is not None else []), *clients]
+    if not panel:
         return _finish(record, claim, [], "deterministic", rel_tol, Usage()).model_copy(
             update={"path": "none"}
         )
-    extracted, usage = _llm_measurements(client, record, claim)
-    return _finish(record, claim, extracted, "llm", rel_tol, usage)
+    judged = []
+    for judge in panel:
+        extracted, usage = _llm_measurements(judge, record, claim)
+        judged.append(_finish(record, claim, extracted, "llm", rel_tol, usage))
+    first = judged[0]
+    for other in judged[1:]:
+        first.usage.add(other.usage)
+    verdicts = {j.decision.verdict for j in judged}
+    if len(verdicts) > 1:
+        first.decision = Decision(
+            verdict="inconclusive",
+            rule="R9",
+            rationale=f"the {len(judged)} judges disagree: {', '.join(sorted(verdicts))}",
+            flags=first.decision.flags,
+        )
+        first.evidence, first.measured = [], []
+    return first

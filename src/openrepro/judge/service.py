@@ -8,7 +8,7 @@ already have a verdict under the same config, so an interrupted run resumes wher
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -72,7 +72,7 @@ def judge_targets(
         return sorted(latest.values())
 
 
-def _judge_one(ctx: ChallengeContext, logbook_id: int, client: LLMClient | None,
+def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
                config: str, model: str) -> tuple[list[VerdictRow], Usage]:  # fmt: skip
     usage = Usage()
     rows: list[VerdictRow] = []
@@ -103,7 +103,7 @@ def _judge_one(ctx: ChallengeContext, logbook_id: int, client: LLMClient | None,
                 )  # fmt: skip
                 continue
             started = time.perf_counter()
-            judged = judge_claim(record, view, client=client)
+            judged = judge_claim(record, view, clients=clients)
             usage.add(judged.usage)
             decision = judged.decision
             provenance = "self-recorded" if judged.evidence else "testimony"
@@ -135,14 +135,17 @@ def judge_logbooks(
     logbook_ids: list[int] | None = None,
     paper: str | None = None,
     progress: Callable[[list[VerdictRow]], None] | None = None,
+    panel: Sequence[LLMClient] = (),
 ) -> JudgeReport:
     """Judge every active claim of the chosen logbooks (default: the newest revision of each
-    participant's logbook per paper); one transaction per logbook."""
+    participant's logbook per paper); one transaction per logbook. ``panel`` adds judges: on
+    the LLM path their verdicts must agree, else the claim is ``inconclusive``."""
     started = time.perf_counter()
-    model = client.backend.model if client is not None else ""
+    clients = [*([client] if client is not None else []), *panel]
+    model = "+".join(c.backend.model for c in clients)
     report = JudgeReport(judge_config=judge_config(model))
     for logbook_id in judge_targets(ctx, logbook_ids, paper):
-        rows, usage = _judge_one(ctx, logbook_id, client, report.judge_config, model)
+        rows, usage = _judge_one(ctx, logbook_id, clients, report.judge_config, model)
         report.verdicts += rows
         report.usage.add(usage)
         if progress is not None:

@@ -1,0 +1,65 @@
+"""A panel of judges on the LLM path, and the artifact_not_from_run flag.
+
+The judges are the real OpenAI-compatible backend talking to the scripted local server of
+tests/llm/fake_openai.py, so each judge's answer is known: two judges that read different
+values from the same evidence must end in `inconclusive` (rule R9).
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "llm"))
+
+from fake_openai import FakeOpenAI, completion
+
+from openrepro.claims.records import ClaimView
+from openrepro.claims.values import ReportedValue, Scale
+from openrepro.judge.engine import judge_claim
+from openrepro.llm import LLMClient
+from openrepro.llm.openai_backend import OpenAIBackend
+from openrepro.logbooks.records import Artifact, FileRef, LogbookRecord, Run
+
+CLAIM = ClaimView(
+    id="p1/C1", paper_id="p1", key="C1", text="Reaches 88.1 accuracy.", kind="result",
+    status="active", origin="manual", quotes=[],
+    reported=[ReportedValue(metric="accuracy", value=88.1, text="88.1")],
+    scale=Scale(), provenance={}, created_at=datetime(2026, 1, 1),
+)  # fmt: skip
+RUN = Run(id="r1", command=["python", "eval.py"], exit_code=0, duration_s=1.0,
+          output="final accuracy 88.0\nbaseline accuracy 70.0\n")  # fmt: skip
+RECORD = LogbookRecord(format="bundle", format_version="1", paper_id="p1", runs=[RUN])
+
+
+def _judge(server: FakeOpenAI) -> LLMClient:
+    return LLMClient(OpenAIBackend(server.url, model="judge"), store=None, max_tokens=64)
+
+
+def test_judges_that_disagree_give_inconclusive() -> None:
+    with FakeOpenAI() as one, FakeOpenAI() as two:
+        # both point at real output lines; each value is re-checked by code on its line
+        one.script(completion('{"items": [1], "value": 88.0, "unit": ""}'))
+        two.script(completion('{"items": [2], "value": 70.0, "unit": ""}'))
+        single = judge_claim(RECORD, CLAIM, clients=[_judge(one)])
+        assert (single.path, single.decision.verdict) == ("llm", "verified")
+        one.script(completion('{"items": [1], "value": 88.0, "unit": ""}'))
+        panel = judge_claim(RECORD, CLAIM, clients=[_judge(one), _judge(two)])
+    assert (panel.decision.verdict, panel.decision.rule) == ("inconclusive", "R9")
+    assert "disagree" in panel.decision.rationale
+    assert panel.usage.calls == 2
+
+
+def test_a_value_not_on_the_selected_line_is_not_evidence() -> None:
+    with FakeOpenAI() as liar:
+        liar.script(completion('{"items": [2], "value": 88.1, "unit": ""}'))  # line 2 says 70.0
+        judged = judge_claim(RECORD, CLAIM, clients=[_judge(liar)])
+    assert judged.decision.verdict == "inconclusive" and judged.evidence == []
+
+
+def test_artifacts_no_run_produced_are_flagged() -> None:
+    figure = FileRef(path="fig.png", sha256="a" * 64, size=3)
+    record = RECORD.model_copy(update={"artifacts": [Artifact(file=figure)], "files": [figure]})
+    judged = judge_claim(record, CLAIM)
+    assert "artifact_not_from_run" in judged.decision.flags
