@@ -122,3 +122,23 @@ def test_ungrounded_or_invalid_changes_are_refused_and_nothing_changes(
     with challenge.store.session() as s:
         (claim,) = list_claims(s, challenge.challenge_id)
     assert claim.text == "Reaches 88.1." and claim.edits[0]["field"] == "created"
+
+
+def test_a_claims_tolerance_is_kept_and_used_by_the_judge(
+    challenge: ChallengeContext, paper: str
+) -> None:
+    from openrepro.judge.decide import compare
+    from openrepro.judge.records import Measurement, Pointer
+
+    with challenge.store.session() as s:
+        view = add_claim(s, challenge.challenge_id, paper, text="Reaches 88.1.", kind="result",
+                         quotes=["reaches 88.1 average accuracy"], editor="ana")  # fmt: skip
+        edited = edit_claim(s, challenge.challenge_id, view.id, editor="org", reason="tight",
+                            tolerance=0.001)  # fmt: skip
+        with pytest.raises(ClaimError, match="fraction"):
+            edit_claim(s, challenge.challenge_id, view.id, editor="o", reason="r", tolerance=5)
+    (value,) = edited.reported
+    assert value.rel_tol == 0.001
+    assert edited.edits[-1]["field"] == "reported"
+    seed = Measurement(value=88.0, seed="s", pointer=Pointer(kind="metric", key="k"))
+    assert compare([seed], value, rel_tol=value.rel_tol or 0.05).match is False

@@ -20,7 +20,7 @@ from openrepro.claims.values import ReportedValue, Scale
 from openrepro.judge.engine import judge_claim
 from openrepro.llm import LLMClient
 from openrepro.llm.openai_backend import OpenAIBackend
-from openrepro.logbooks.records import Artifact, FileRef, LogbookRecord, Run
+from openrepro.logbooks.records import Artifact, FileRef, LogbookRecord, Metric, Run
 
 CLAIM = ClaimView(
     id="p1/C1", paper_id="p1", key="C1", text="Reaches 88.1 accuracy.", kind="result",
@@ -63,3 +63,13 @@ def test_artifacts_no_run_produced_are_flagged() -> None:
     record = RECORD.model_copy(update={"artifacts": [Artifact(file=figure)], "files": [figure]})
     judged = judge_claim(record, CLAIM)
     assert "artifact_not_from_run" in judged.decision.flags
+
+
+def test_the_claims_own_tolerance_decides() -> None:
+    metric = Metric(run="r1", key="claims/p1/C1/accuracy", step=0, value=88.0, source="bundle")
+    record = RECORD.model_copy(update={"metrics": [metric]})
+    assert judge_claim(record, CLAIM).decision.verdict == "verified"  # within 5 %
+    strict = CLAIM.model_copy(
+        update={"reported": [CLAIM.reported[0].model_copy(update={"rel_tol": 0.0005})]}
+    )
+    assert judge_claim(record, strict).decision.verdict == "falsified"

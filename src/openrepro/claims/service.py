@@ -193,8 +193,10 @@ def edit_claim(
     text: str | None = None,
     kind: str | None = None,
     quotes: list[str] | None = None,
+    tolerance: float | None = None,
 ) -> ClaimView:
-    """Change text, kind and/or quotes; each changed field leaves an edit (old, new, who, why)."""
+    """Change text, kind, quotes and/or the relative tolerance the judge allows on the reported
+    values; each changed field leaves an edit (old, new, who, why)."""
     claim, paper = get_claim(session, challenge_id, claim_id)
     if claim.status != "active":
         raise ClaimError(f"claim {claim_id} is {claim.status}; it cannot be edited")
@@ -208,8 +210,16 @@ def edit_claim(
         grounded = [q.model_dump() for q in ground_quotes(paper, quotes)]
         if grounded != claim.quotes:
             changes["quotes"] = grounded
+    if tolerance is not None:
+        if not 0 <= tolerance < 1:
+            raise ClaimError(f"tolerance {tolerance} must be a fraction in [0, 1), e.g. 0.02")
+        if "quotes" in changes:
+            raise ClaimError("change the quotes and the tolerance in two edits")
+        reported = [{**v, "rel_tol": tolerance} for v in claim.reported]
+        if reported != claim.reported:
+            changes["reported"] = reported
     if not changes:
-        raise ClaimError("nothing to change (give --text, --kind or --quote)")
+        raise ClaimError("nothing to change (give --text, --kind, --quote or --tolerance)")
     for name, value in changes.items():
         claim.edits.append(ClaimEdit(field=name, old_value=getattr(claim, name), new_value=value,
                                      editor=editor, reason=reason))  # fmt: skip

@@ -25,6 +25,7 @@ class ReportedValue(BaseModel):
     dataset: str = ""
     setting: str = ""
     source: str = "code"  # "code" (parsed from the quote) or "llm" (checked against the quote)
+    rel_tol: float | None = None  # the claim's own relative tolerance (organizers may set it)
 
     def describe(self) -> str:
         """One line for people: ``accuracy 22.8 (from 24.3) on WikiText-103``."""

@@ -187,6 +187,9 @@ def edit(
     text: str | None = typer.Option(None, "--text", help="New claim text."),
     kind: str | None = typer.Option(None, "--kind", help="New kind."),
     quote: list[str] | None = typer.Option(None, "--quote", help="Replace quotes (repeatable)."),
+    tolerance: float | None = typer.Option(
+        None, "--tolerance", help="Relative tolerance the judge allows (default 0.05)."
+    ),
     reason: str = ReasonOption,
     by: str | None = EditorOption,
     fmt: OutputFormat = FormatOption,
@@ -196,7 +199,7 @@ def edit(
     with challenge.store.session() as session:
         view = claim_index.edit_claim(
             session, challenge.challenge_id, claim_id, editor=by or _default_editor(),
-            reason=reason, text=text, kind=kind, quotes=quote or None,
+            reason=reason, text=text, kind=kind, quotes=quote or None, tolerance=tolerance,
         )  # fmt: skip
     if fmt is OutputFormat.json:
         print_json(view)

@@ -7,6 +7,7 @@ compares stored verdicts with gold labels.
 
 from __future__ import annotations
 
+import time
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -100,12 +101,18 @@ def judge(
             clients.append(open_client(_for_model(challenge.settings, name), challenge.store))
             ctx.call_on_close(clients[-1].close)
     total = len(judge_targets(challenge, logbooks or None, paper))
-    with progress_bar("judging", fmt, TextColumn("{task.fields[claims]} claims")) as progress:
-        task = progress.add_task("judge", total=total, claims=0)
+    columns = TextColumn("{task.fields[claims]} claims, {task.fields[rate]} claims/s, "
+                         "{task.fields[tokens]} tokens")  # fmt: skip
+    started = time.perf_counter()
+    with progress_bar("judging", fmt, columns) as progress:
+        task = progress.add_task("judge", total=total, claims=0, rate="0.0", tokens=0)
 
         def advance(rows: list[VerdictRow]) -> None:
-            done = progress.tasks[0].fields["claims"] + len(rows)
-            progress.update(task, advance=1, claims=done)
+            fields = progress.tasks[0].fields
+            done = fields["claims"] + len(rows)
+            rate = done / max(time.perf_counter() - started, 1e-9)
+            tokens = sum(c.usage.total_tokens for c in clients)
+            progress.update(task, advance=1, claims=done, rate=f"{rate:.1f}", tokens=tokens)
 
         report = judge_logbooks(
             challenge,

@@ -163,7 +163,8 @@ def _finish(
         decision = decide(compare([], ReportedValue(value=0, text="")))
         decision.rationale = "the claim reports no value to compare with"
     else:
-        comparison = compare(found, reported, rel_tol=rel_tol)
+        tolerance = reported.rel_tol if reported.rel_tol is not None else rel_tol
+        comparison = compare(found, reported, rel_tol=tolerance)
         ratio = scale_ratio(_paper_scale(claim), _logbook_scale(record, claim.id))
         quantified = is_quantified_over_all(claim.text, claim.kind)
         decision = decide(comparison, ratio=ratio, quantified_over_all=quantified)
