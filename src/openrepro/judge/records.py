@@ -7,7 +7,7 @@ sha256). Testimony never becomes an evidence item.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
@@ -24,7 +24,7 @@ __all__ = [
 ]
 
 Verdict = Literal["verified", "falsified", "toy", "inconclusive"]
-VERDICTS: tuple[Verdict, ...] = ("verified", "falsified", "toy", "inconclusive")
+VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 Flag = Literal[
     "injection_suspected",
     "testimony_disagrees",
@@ -35,16 +35,7 @@ Flag = Literal[
     "artifact_not_from_run",
     "metric_outside_run",
 ]
-FLAGS: tuple[Flag, ...] = (
-    "injection_suspected",
-    "testimony_disagrees",
-    "unit_mismatch",
-    "finite_horizon",
-    "reduced_scale",
-    "run_failed",
-    "artifact_not_from_run",
-    "metric_outside_run",
-)
+FLAGS: tuple[Flag, ...] = get_args(Flag)
 
 
 class Pointer(BaseModel):

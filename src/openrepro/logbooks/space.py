@@ -44,14 +44,13 @@ from openrepro.logbooks.trackio_reader import (
     MANIFEST,
     _Builder,
     _CellHeader,
-    _claims,
     _find_dbs,
     _page_path,
-    _paper_id,
     _read_db,
     _read_manifest,
     _read_text,
     _walk,
+    build_record,
     read_trackio_export,
 )
 
@@ -255,20 +254,4 @@ def read_space_logbook(folder: Path) -> LogbookRecord:
         path = _page_path(folder, node, MANIFEST)
         name = path.relative_to(folder).as_posix()
         builder.add_page(node, _read_text(path, name), name)
-    metrics = _metrics(folder)
-    paper_id = _paper_id(manifest.paper)
-    return LogbookRecord(
-        format="trackio",
-        format_version=str(manifest.schema_version),
-        title=manifest.title,
-        paper_id=paper_id,
-        claims=_claims(paper_id, builder.pages, metrics),
-        pages=builder.pages,
-        runs=builder.runs,
-        metrics=metrics,
-        artifacts=builder.artifacts,
-        traces=manifest.traces,
-        testimony=builder.testimony,
-        files=sorted(builder.files.values(), key=lambda f: f.path),
-        source=str(folder),
-    )
+    return build_record(manifest, builder, _metrics(folder), str(folder))

@@ -456,6 +456,13 @@ def read_trackio_logbook(
         name = _rel(base, path)
         builder.add_page(node, _read_text(path, name), name)
     metrics = [m for db in _find_dbs(base, trackio_dir, projects) for m in _read_db(db)]
+    return build_record(manifest, builder, metrics, str(root))
+
+
+def build_record(
+    manifest: _Manifest, builder: _Builder, metrics: list[Metric], source: str
+) -> LogbookRecord:
+    """The record of a parsed logbook (a local folder or a published Space)."""
     paper_id = _paper_id(manifest.paper)
     return LogbookRecord(
         format="trackio",
@@ -470,7 +477,7 @@ def read_trackio_logbook(
         traces=manifest.traces,
         testimony=builder.testimony,
         files=sorted(builder.files.values(), key=lambda f: f.path),
-        source=str(root),
+        source=source,
     )
 
 
