@@ -53,3 +53,12 @@ def test_duplicates_are_merged_by_shared_quote_or_near_identical_text() -> None:
     assert count == 2
     assert len(merged) == 1
     assert sorted(q.start for q in merged[0].quotes) == sorted(c.start for c in candidates[:3])
+
+
+def test_degenerate_paraphrases_fall_back_to_the_quote() -> None:
+    from openrepro.claims.extract import claim_text
+
+    quote = "Training is 1.9x faster per step on a single A100."
+    assert claim_text("1.1.1.1.1.1.1.1.1.1.1.1.1", quote) == quote
+    assert claim_text("Fast", quote) == quote
+    assert claim_text("Training is 1.9 times faster.", quote) == "Training is 1.9 times faster."

@@ -10,6 +10,7 @@ quote is dropped, never stored. The model never writes a quote or a number that 
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -41,6 +42,7 @@ __all__ = [
     "PROMPT_VERSION",
     "GroundedClaim",
     "PaperText",
+    "claim_text",
     "extract_claims",
     "extract_paper",
     "ground",
@@ -97,6 +99,20 @@ def build_messages(paper: PaperText, candidates: list[Sentence]) -> list[Message
     return [Message(role="system", content=system), Message(role="user", content=user)]
 
 
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def claim_text(paraphrase: str, quote: str) -> str:
+    """The model's one-sentence paraphrase, unless it is degenerate (fewer than three words, or
+    mostly repeated characters, as small models produce): then the quote itself, which is
+    grounded by construction."""
+    text = " ".join(paraphrase.split())
+    words = _WORD.findall(text)
+    if len(words) >= 3 and len(set(text)) > 8:
+        return text
+    return " ".join(quote.split())[: CLAIM_CHARS - 1]
+
+
 def ground(
     output: ExtractionOutput, candidates: list[Sentence], paper: PaperText
 ) -> tuple[list[GroundedClaim], int]:
@@ -122,7 +138,7 @@ def ground(
         scale = parse_scale(*(q.text for q in quotes), paper.text)
         grounded.append(
             GroundedClaim(
-                text=" ".join(proposed.claim.split()),
+                text=claim_text(proposed.claim, quotes[0].text),
                 kind=proposed.kind,
                 quotes=quotes,
                 reported=reported,
