@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 source scripts/postgres.sh
+source scripts/chromium.sh
 export OPENREPRO_TEST_REQUIRE_POSTGRES=1
 echo "== ruff" >&2
 .venv/bin/ruff check src tests bench scripts

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -23,6 +25,8 @@ from openrepro.llm.embedded import EmbeddedBackend, default_model_path
 DATA = Path(__file__).parent / "data"
 PG_ENV = "OPENREPRO_TEST_POSTGRES_URL"
 ALLOW_NO_LLM = "OPENREPRO_TEST_ALLOW_NO_LLM"
+CHROMIUM_ENV = "OPENREPRO_TEST_CHROMIUM"
+ALLOW_NO_BROWSER = "OPENREPRO_TEST_ALLOW_NO_BROWSER"
 
 
 @pytest.fixture(autouse=True)
@@ -90,3 +94,26 @@ def embedded_backend(embedded_model_path: Path) -> Iterator[EmbeddedBackend]:
     loaded = EmbeddedBackend(embedded_model_path, context=4096, threads=1)
     yield loaded
     loaded.close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium driven by Playwright (``executable_path``; Playwright's own browser
+    download is not used). ``scripts/chromium.sh`` installs it and exports its path. Fails when
+    it is missing, or skips if ``OPENREPRO_TEST_ALLOW_NO_BROWSER=1``."""
+    path = (
+        os.environ.get(CHROMIUM_ENV) or shutil.which("chromium") or shutil.which("chromium-browser")
+    )
+    if not path or importlib.util.find_spec("playwright") is None:
+        message = "Chromium or playwright missing: run `source scripts/chromium.sh`"
+        if os.environ.get(ALLOW_NO_BROWSER) == "1":
+            pytest.skip(message)
+        pytest.fail(f"{message} (or set {ALLOW_NO_BROWSER}=1 to skip the browser tests)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        try:
+            yield launched
+        finally:
+            launched.close()

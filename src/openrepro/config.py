@@ -106,6 +106,27 @@ class Settings(BaseModel):
         default=5000, ge=1, description="Most files and folders an archive may hold."
     )
 
+    # -- board, identity, outcomes (issue: board) --
+    public_url: str = Field(
+        default="",
+        description="Public base URL of the board (e.g. `https://repro.example.org`), used in "
+        "links of the dataset card and of author messages. Empty: links are relative.",
+    )
+    verdict_window_hours: float = Field(
+        default=0.0,
+        ge=0,
+        description="Anti-herding: a paper's verdicts stay private (organizers only) until this "
+        "many hours after its first logbook. 0: verdicts are public at once.",
+    )
+    min_provenance_verified: str = Field(
+        default="self-recorded",
+        description="Lowest evidence provenance (`self-recorded`, `replayed`, `attested`) at which "
+        "a `verified` verdict counts as verified in outcomes; weaker ones count as inconclusive.",
+    )
+    # -- jobs and credit (issue: jobs) --
+    # -- organizer workflows (issue: organizer workflows) --
+    # -- provenance and replay (issue: provenance) --
+
     directory: Path = Field(default=Path("."), exclude=True, description="(internal)")
 
     def resolved_files_dir(self) -> Path:

@@ -7,9 +7,13 @@ one-line message and a non-zero exit code, never a traceback.
 from __future__ import annotations
 
 __all__ = [
+    "AuthError",
+    "BudgetError",
     "ChallengeExistsError",
     "ChallengeNotFoundError",
     "ConfigError",
+    "FrozenError",
+    "JobError",
     "LLMAuthError",
     "LLMError",
     "LLMOutputError",
@@ -17,6 +21,7 @@ __all__ = [
     "LogbookError",
     "NotFoundError",
     "OpenReproError",
+    "PermissionDeniedError",
     "SourceError",
     "StoreError",
     "UnsafeArchiveError",
@@ -98,3 +103,29 @@ class LogbookError(OpenReproError):
 
 class UnsafeArchiveError(LogbookError):
     """An archive was refused before anything was written (path escape, link, device, bomb)."""
+
+
+class PermissionDeniedError(OpenReproError):
+    """The caller's role does not allow this (e.g. a participant overriding a verdict)."""
+
+    exit_code = 4
+
+
+class AuthError(PermissionDeniedError):
+    """No valid API token was given where one is required."""
+
+
+class FrozenError(OpenReproError):
+    """The challenge is frozen (read-only) until an organizer reopens it."""
+
+    exit_code = 5
+
+
+class BudgetError(OpenReproError):
+    """A compute job does not fit the participant's remaining credit."""
+
+    exit_code = 6
+
+
+class JobError(OpenReproError):
+    """A compute job cannot be launched, found or controlled on its backend."""

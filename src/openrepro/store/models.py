@@ -28,6 +28,7 @@ __all__ = [
     "CLAIM_KINDS",
     "CLAIM_STATUSES",
     "JOB_STATUSES",
+    "ROLES",
     "VERDICTS",
     "Base",
     "Challenge",
@@ -48,6 +49,7 @@ VERDICTS = ("verified", "falsified", "toy", "inconclusive")
 CLAIM_KINDS = ("result", "efficiency", "theory", "qualitative")
 CLAIM_STATUSES = ("active", "removed")
 JOB_STATUSES = ("scheduling", "running", "completed", "error", "canceled")
+ROLES = ("participant", "organizer")
 
 NAMING = {
     "ix": "ix_%(column_0_label)s",
@@ -86,6 +88,8 @@ class Challenge(Base):
     title: Mapped[str] = mapped_column(Text, default="")
     rules: Mapped[dict[str, Any]] = mapped_column(default=dict)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: Set by ``openrepro freeze``: the record is read-only until ``freeze --reopen``.
+    frozen_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
 
     papers: Mapped[list[Paper]] = relationship(back_populates="challenge")
 
@@ -211,7 +215,10 @@ class Participant(Base):
     """A person (plus a coding agent) taking part, possibly in a team."""
 
     __tablename__ = "participants"
-    __table_args__ = (UniqueConstraint("challenge_id", "handle", name="uq_participants_handle"),)
+    __table_args__ = (
+        UniqueConstraint("challenge_id", "handle", name="uq_participants_handle"),
+        CheckConstraint(_in("role", ROLES), name="role"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     challenge_id: Mapped[int] = mapped_column(ForeignKey("challenges.id", ondelete="CASCADE"))
@@ -220,6 +227,9 @@ class Participant(Base):
     team: Mapped[str | None] = mapped_column(String(200), default=None)
     email: Mapped[str | None] = mapped_column(String(320), default=None)
     budget_usd: Mapped[float] = mapped_column(Float, default=0.0)
+    role: Mapped[str] = mapped_column(String(20), default="participant")
+    #: sha256 of the API token; the token itself is shown once and never stored.
+    token_hash: Mapped[str | None] = mapped_column(String(64), default=None, unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
@@ -289,6 +299,8 @@ class VerdictEdit(Base):
     new_value: Mapped[str] = mapped_column(String(20))
     editor: Mapped[str] = mapped_column(String(200))
     reason: Mapped[str] = mapped_column(Text)
+    #: What made the change: ``override`` (an organizer) or ``recheck`` (a re-check decision).
+    source: Mapped[str] = mapped_column(String(30), default="override")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     verdict: Mapped[Verdict] = relationship(back_populates="edits")

@@ -1,0 +1,5 @@
+"""Tables of the jobs domain (created by their own Alembic migration)."""
+
+from __future__ import annotations
+
+__all__: list[str] = []
