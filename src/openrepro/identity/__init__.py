@@ -1,0 +1,44 @@
+"""Identity and roles: participants register a handle and get an API token; organizers admin.
+
+Tokens are random (``secrets.token_urlsafe``), shown once, and stored as sha256 hashes only. The
+command line acts with direct access to the store, so it is the organizer (:data:`LOCAL_ORGANIZER`);
+the web API authenticates every write with a ``Bearer`` token.
+"""
+
+from __future__ import annotations
+
+from openrepro.identity.service import (
+    LOCAL_ORGANIZER,
+    Actor,
+    ParticipantView,
+    Registration,
+    authenticate,
+    ensure_writable,
+    get_participant,
+    hash_token,
+    list_participants,
+    register,
+    reopen,
+    require_organizer,
+    require_self_or_organizer,
+    rotate_token,
+    set_frozen,
+)
+
+__all__ = [
+    "LOCAL_ORGANIZER",
+    "Actor",
+    "ParticipantView",
+    "Registration",
+    "authenticate",
+    "ensure_writable",
+    "get_participant",
+    "hash_token",
+    "list_participants",
+    "register",
+    "reopen",
+    "require_organizer",
+    "require_self_or_organizer",
+    "rotate_token",
+    "set_frozen",
+]

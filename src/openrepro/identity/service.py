@@ -1,0 +1,251 @@
+"""Participants, roles, API tokens and the challenge's freeze state."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from openrepro.challenge import ChallengeContext
+from openrepro.errors import (
+    AuthError,
+    ConfigError,
+    FrozenError,
+    NotFoundError,
+    PermissionDeniedError,
+)
+from openrepro.store import Challenge, Logbook, Participant
+from openrepro.store.models import utcnow
+
+__all__ = [
+    "LOCAL_ORGANIZER",
+    "Actor",
+    "ParticipantView",
+    "Registration",
+    "authenticate",
+    "ensure_writable",
+    "get_participant",
+    "hash_token",
+    "list_participants",
+    "register",
+    "reopen",
+    "require_organizer",
+    "require_self_or_organizer",
+    "rotate_token",
+    "set_frozen",
+]
+
+Role = Literal["participant", "organizer"]
+_HANDLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
+TOKEN_PREFIX = "orp_"
+
+
+class Actor(BaseModel):
+    """Who is acting: a participant, an organizer, or anonymous (``handle`` empty)."""
+
+    handle: str = ""
+    role: Role | Literal["anonymous"] = "anonymous"
+    participant_id: int | None = None
+
+    @property
+    def is_organizer(self) -> bool:
+        return self.role == "organizer"
+
+
+#: The command line: whoever can open the store is an organizer of the challenge.
+LOCAL_ORGANIZER = Actor(handle="organizer", role="organizer")
+
+
+class ParticipantView(BaseModel):
+    id: int
+    handle: str
+    name: str = ""
+    team: str | None = None
+    role: Role = "participant"
+    has_token: bool = False
+    logbooks: int = 0
+    created_at: datetime | None = None
+
+
+class Registration(BaseModel):
+    participant: ParticipantView
+    token: str  # shown once; only its hash is stored
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _new_token() -> str:
+    return TOKEN_PREFIX + secrets.token_urlsafe(32)
+
+
+def _view(row: Participant, logbooks: int = 0) -> ParticipantView:
+    return ParticipantView(
+        id=row.id, handle=row.handle, name=row.name, team=row.team, role=row.role,
+        has_token=row.token_hash is not None, logbooks=logbooks, created_at=row.created_at,
+    )  # fmt: skip
+
+
+def _find(session: Session, ctx: ChallengeContext, handle: str) -> Participant | None:
+    return session.scalar(
+        select(Participant).where(
+            Participant.challenge_id == ctx.challenge_id, Participant.handle == handle
+        )
+    )
+
+
+def register(
+    ctx: ChallengeContext,
+    handle: str,
+    *,
+    role: Role = "participant",
+    name: str = "",
+    team: str | None = None,
+    email: str | None = None,
+    actor: Actor = LOCAL_ORGANIZER,
+) -> Registration:
+    """Register a handle (the participant's HF username where they have one) and issue a token.
+
+    Anyone may register themselves as a participant; only an organizer creates organizers. A
+    handle that already exists keeps its row (and its logbooks) and gets a fresh token only when
+    an organizer asks; otherwise registering an existing handle is refused.
+    """
+    if not _HANDLE.match(handle):
+        raise ConfigError(
+            f"invalid handle {handle!r}: letters, digits, '.', '_' or '-' (max 96 characters)"
+        )
+    if role == "organizer" and not actor.is_organizer:
+        raise PermissionDeniedError("only an organizer can register an organizer")
+    token = _new_token()
+    with ctx.store.session() as session:
+        ensure_writable(ctx, session)
+        row = _find(session, ctx, handle)
+        if row is not None and row.token_hash is not None and not actor.is_organizer:
+            raise PermissionDeniedError(f"handle {handle!r} is already registered")
+        if row is None:
+            row = Participant(challenge_id=ctx.challenge_id, handle=handle)
+            session.add(row)
+        row.role = role if actor.is_organizer or row.role != "organizer" else row.role
+        if name:
+            row.name = name
+        if team is not None:
+            row.team = team or None
+        if email is not None:
+            row.email = email or None
+        row.token_hash = hash_token(token)
+        session.flush()
+        return Registration(participant=_view(row), token=token)
+
+
+def rotate_token(ctx: ChallengeContext, handle: str, *, actor: Actor = LOCAL_ORGANIZER) -> str:
+    """A new token for ``handle`` (the old one stops working at once)."""
+    require_self_or_organizer(actor, handle)
+    token = _new_token()
+    with ctx.store.session() as session:
+        row = _find(session, ctx, handle)
+        if row is None:
+            raise NotFoundError(f"no participant {handle!r}")
+        row.token_hash = hash_token(token)
+    return token
+
+
+def authenticate(ctx: ChallengeContext, token: str | None) -> Actor:
+    """The actor a token belongs to; no token is anonymous, an unknown token is an error."""
+    if not token:
+        return Actor()
+    with ctx.store.session() as session:
+        row = session.scalar(
+            select(Participant).where(
+                Participant.challenge_id == ctx.challenge_id,
+                Participant.token_hash == hash_token(token),
+            )
+        )
+        if row is None:
+            raise AuthError("invalid API token")
+        return Actor(handle=row.handle, role=row.role, participant_id=row.id)
+
+
+def require_organizer(actor: Actor, action: str = "do this") -> None:
+    if actor.role == "anonymous":
+        raise AuthError(f"an organizer's API token is required to {action}")
+    if not actor.is_organizer:
+        raise PermissionDeniedError(f"only organizers can {action}")
+
+
+def require_self_or_organizer(actor: Actor, handle: str) -> None:
+    if actor.role == "anonymous":
+        raise AuthError("an API token is required")
+    if not actor.is_organizer and actor.handle != handle:
+        raise PermissionDeniedError(
+            f"{actor.handle!r} cannot act as {handle!r}: participants act only as themselves"
+        )
+
+
+def get_participant(ctx: ChallengeContext, handle: str) -> ParticipantView:
+    with ctx.store.session() as session:
+        row = _find(session, ctx, handle)
+        if row is None:
+            raise NotFoundError(f"no participant {handle!r}")
+        count = session.scalar(
+            select(func.count(Logbook.id)).where(Logbook.participant_id == row.id)
+        )
+        return _view(row, int(count or 0))
+
+
+def list_participants(ctx: ChallengeContext) -> list[ParticipantView]:
+    with ctx.store.session() as session:
+        counts = dict(
+            session.execute(
+                select(Logbook.participant_id, func.count(Logbook.id)).group_by(
+                    Logbook.participant_id
+                )
+            ).all()
+        )
+        rows = session.scalars(
+            select(Participant)
+            .where(Participant.challenge_id == ctx.challenge_id)
+            .order_by(Participant.handle)
+        ).all()
+        return [_view(r, int(counts.get(r.id, 0))) for r in rows]
+
+
+def ensure_writable(ctx: ChallengeContext, session: Session | None = None) -> None:
+    """Raise :class:`FrozenError` when the challenge is frozen (read-only)."""
+
+    def check(s: Session) -> None:
+        frozen = s.scalar(select(Challenge.frozen_at).where(Challenge.id == ctx.challenge_id))
+        if frozen is not None:
+            raise FrozenError(
+                f"the challenge was frozen at {frozen:%Y-%m-%d %H:%M} UTC and is read-only; "
+                "an organizer can reopen it with `openrepro freeze --reopen`"
+            )
+
+    if session is not None:
+        check(session)
+        return
+    with ctx.store.session() as own:
+        check(own)
+
+
+def set_frozen(ctx: ChallengeContext, *, actor: Actor = LOCAL_ORGANIZER) -> datetime:
+    require_organizer(actor, "freeze the challenge")
+    with ctx.store.session() as session:
+        row = session.get(Challenge, ctx.challenge_id)
+        assert row is not None
+        row.frozen_at = row.frozen_at or utcnow()
+        return row.frozen_at
+
+
+def reopen(ctx: ChallengeContext, *, actor: Actor = LOCAL_ORGANIZER) -> None:
+    require_organizer(actor, "reopen the challenge")
+    with ctx.store.session() as session:
+        row = session.get(Challenge, ctx.challenge_id)
+        assert row is not None
+        row.frozen_at = None

@@ -1,0 +1,272 @@
+"""Claim consensus and paper outcomes, computed in SQL (one statement each, any store).
+
+Which verdicts count:
+
+* per participant and paper, the newest logbook revision;
+* per logbook and claim, the newest verdict (any judge config), with the newest organizer edit or
+  re-check decision (VerdictEdit) applied on top — the judge's own value is kept beside it;
+* a ``verified`` verdict whose evidence is below the challenge's ``min_provenance_verified``
+  counts as ``inconclusive``;
+* only active claims; papers inside their anti-herding window are left out of public views.
+
+"Independent" means different teams (a participant without a team is a team of one). Within a
+team, verified and falsified together count as inconclusive; across teams they make the claim
+``contested``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import bindparam, func, select, text
+from sqlalchemy.orm import Session
+
+from openrepro.challenge import ChallengeContext
+from openrepro.outcomes.records import ClaimConsensus, PaperOutcome
+from openrepro.provenance import PROVENANCE_LEVELS
+from openrepro.store import Logbook, Paper
+
+__all__ = [
+    "claim_consensus",
+    "current_verdicts_sql",
+    "hidden_papers",
+    "paper_outcomes",
+    "run_sql",
+]
+
+
+def _accepted_levels(minimum: str) -> list[str]:
+    if minimum not in PROVENANCE_LEVELS:
+        return list(PROVENANCE_LEVELS)
+    return list(PROVENANCE_LEVELS[PROVENANCE_LEVELS.index(minimum) :])
+
+
+def current_verdicts_sql(hide: bool) -> str:
+    """Common table expressions ending in ``eff``: one row per current verdict with its
+    effective value (``value``), its team (``grp``) and its paper."""
+    hidden = "AND p.id NOT IN :hidden" if hide else ""
+    return f"""
+    latest_logbook AS (
+        SELECT MAX(l.id) AS id
+        FROM logbooks l JOIN papers p ON p.id = l.paper_id
+        WHERE p.challenge_id = :challenge {hidden}
+        GROUP BY l.paper_id, l.participant_id
+    ),
+    latest_verdict AS (
+        SELECT MAX(v.id) AS id
+        FROM verdicts v JOIN latest_logbook ll ON ll.id = v.logbook_id
+        GROUP BY v.logbook_id, v.claim_id
+    ),
+    last_edit AS (
+        SELECT e.verdict_id, MAX(e.id) AS id
+        FROM verdict_edits e JOIN latest_verdict lv ON lv.id = e.verdict_id
+        GROUP BY e.verdict_id
+    ),
+    eff AS (
+        SELECT v.id AS verdict_id, v.claim_id, v.logbook_id, l.paper_id, l.participant_id,
+               COALESCE(pt.team, pt.handle) AS grp, v.provenance,
+               CASE WHEN e.id IS NOT NULL THEN 1 ELSE 0 END AS edited,
+               CASE
+                 WHEN e.id IS NOT NULL THEN e.new_value
+                 WHEN v.verdict = 'verified' AND v.provenance NOT IN :accepted THEN 'inconclusive'
+                 ELSE v.verdict
+               END AS value
+        FROM latest_verdict lv
+        JOIN verdicts v ON v.id = lv.id
+        JOIN claims c ON c.id = v.claim_id AND c.status = 'active'
+        JOIN logbooks l ON l.id = v.logbook_id
+        JOIN participants pt ON pt.id = l.participant_id
+        LEFT JOIN last_edit le ON le.verdict_id = v.id
+        LEFT JOIN verdict_edits e ON e.id = le.id
+    )"""
+
+
+_CONSENSUS_SQL = """
+    team AS (
+        SELECT claim_id, grp,
+               MAX(CASE WHEN value = 'verified' THEN 1 ELSE 0 END) AS v,
+               MAX(CASE WHEN value = 'falsified' THEN 1 ELSE 0 END) AS f,
+               MAX(CASE WHEN value = 'toy' THEN 1 ELSE 0 END) AS t,
+               COUNT(*) AS n, SUM(edited) AS edited
+        FROM eff GROUP BY claim_id, grp
+    ),
+    per_claim AS (
+        SELECT claim_id,
+               SUM(CASE WHEN v = 1 AND f = 0 THEN 1 ELSE 0 END) AS nv,
+               SUM(CASE WHEN f = 1 AND v = 0 THEN 1 ELSE 0 END) AS nf,
+               SUM(CASE WHEN t = 1 AND v = 0 AND f = 0 THEN 1 ELSE 0 END) AS nt,
+               SUM(CASE WHEN v = 0 AND f = 0 AND t = 0 THEN 1 ELSE 0 END)
+                 + SUM(CASE WHEN v = 1 AND f = 1 THEN 1 ELSE 0 END) AS ni,
+               SUM(n) AS logbooks, SUM(edited) AS edited
+        FROM team GROUP BY claim_id
+    ),
+    consensus AS (
+        SELECT c.id AS claim_id, c.paper_id, p.venue_id, c.key,
+               CASE
+                 WHEN pc.claim_id IS NULL THEN 'unattempted'
+                 WHEN pc.nv > 0 AND pc.nf > 0 THEN 'contested'
+                 WHEN pc.nv > 0 THEN 'verified'
+                 WHEN pc.nf > 0 THEN 'falsified'
+                 WHEN pc.nt > 0 THEN 'toy-only'
+                 ELSE 'inconclusive'
+               END AS consensus,
+               COALESCE(pc.logbooks, 0) AS logbooks, COALESCE(pc.nv, 0) AS nv,
+               COALESCE(pc.nf, 0) AS nf, COALESCE(pc.nt, 0) AS nt, COALESCE(pc.ni, 0) AS ni,
+               COALESCE(pc.edited, 0) AS edited
+        FROM claims c
+        JOIN papers p ON p.id = c.paper_id
+        LEFT JOIN per_claim pc ON pc.claim_id = c.id
+        WHERE p.challenge_id = :challenge AND c.status = 'active' {paper_filter}
+    )"""
+
+_OUTCOMES_SQL = """
+    per_paper AS (
+        SELECT paper_id,
+               COUNT(*) AS claims,
+               SUM(CASE WHEN consensus = 'verified' THEN 1 ELSE 0 END) AS verified,
+               SUM(CASE WHEN consensus = 'falsified' THEN 1 ELSE 0 END) AS falsified,
+               SUM(CASE WHEN consensus = 'contested' THEN 1 ELSE 0 END) AS contested,
+               SUM(CASE WHEN consensus = 'toy-only' THEN 1 ELSE 0 END) AS toy_only,
+               SUM(CASE WHEN consensus = 'inconclusive' THEN 1 ELSE 0 END) AS inconclusive,
+               SUM(CASE WHEN consensus = 'unattempted' THEN 1 ELSE 0 END) AS unattempted
+        FROM consensus GROUP BY paper_id
+    ),
+    judged AS (SELECT DISTINCT paper_id FROM eff),
+    books AS (
+        SELECT l.paper_id, COUNT(*) AS n FROM logbooks l
+        JOIN latest_logbook ll ON ll.id = l.id GROUP BY l.paper_id
+    )
+    SELECT p.id, p.venue_id, p.title,
+           COALESCE(pp.claims, 0) AS claims, COALESCE(b.n, 0) AS logbooks,
+           COALESCE(pp.verified, 0), COALESCE(pp.falsified, 0), COALESCE(pp.contested, 0),
+           COALESCE(pp.toy_only, 0), COALESCE(pp.inconclusive, 0), COALESCE(pp.unattempted, 0),
+           CASE WHEN j.paper_id IS NULL THEN 0 ELSE 1 END AS examined
+    FROM papers p
+    LEFT JOIN per_paper pp ON pp.paper_id = p.id
+    LEFT JOIN judged j ON j.paper_id = p.id
+    LEFT JOIN books b ON b.paper_id = p.id
+    WHERE p.challenge_id = :challenge {paper_filter}
+    ORDER BY p.id"""
+
+
+def hidden_papers(ctx: ChallengeContext, now: datetime | None = None) -> list[int]:
+    """Papers whose verdicts are still private: the anti-herding window (``verdict_window_hours``
+    after the paper's first logbook) has not closed."""
+    hours = ctx.settings.verdict_window_hours
+    if hours <= 0:
+        return []
+    cutoff = (now or datetime.now(UTC)) - timedelta(hours=hours)
+    with ctx.store.session() as session:
+        rows = session.execute(
+            select(Logbook.paper_id, func.min(Logbook.submitted_at))
+            .join(Paper, Paper.id == Logbook.paper_id)
+            .where(Paper.challenge_id == ctx.challenge_id)
+            .group_by(Logbook.paper_id)
+        ).all()
+    out = []
+    for paper_id, first in rows:
+        first_at = first if first.tzinfo else first.replace(tzinfo=UTC)
+        if first_at > cutoff:
+            out.append(paper_id)
+    return sorted(out)
+
+
+def _params(
+    ctx: ChallengeContext, hidden: Sequence[int], papers: Sequence[int] | None
+) -> dict[str, Any]:
+    params: dict[str, Any] = {
+        "challenge": ctx.challenge_id,
+        "accepted": _accepted_levels(ctx.settings.min_provenance_verified),
+    }
+    if hidden:
+        params["hidden"] = list(hidden)
+    if papers is not None:
+        params["papers"] = list(papers) or [-1]
+    return params
+
+
+def _statement(body: str, hidden: Sequence[int], papers: Sequence[int] | None) -> Any:
+    stmt = text(body).bindparams(bindparam("accepted", expanding=True))
+    if hidden:
+        stmt = stmt.bindparams(bindparam("hidden", expanding=True))
+    if papers is not None:
+        stmt = stmt.bindparams(bindparam("papers", expanding=True))
+    return stmt
+
+
+def run_sql(
+    session: Session, ctx: ChallengeContext, tail: str, public: bool,
+    paper_ids: Sequence[int] | None,
+) -> list[Any]:  # fmt: skip
+    hidden = hidden_papers(ctx) if public else []
+    paper_filter = "AND p.id IN :papers" if paper_ids is not None else ""
+    body = (
+        "WITH "
+        + current_verdicts_sql(bool(hidden))
+        + ","
+        + _CONSENSUS_SQL.format(paper_filter=paper_filter)
+        + tail.format(paper_filter=paper_filter)
+    )
+    stmt = _statement(body, hidden, paper_ids)
+    return list(session.execute(stmt, _params(ctx, hidden, paper_ids)).all())
+
+
+def claim_consensus(
+    ctx: ChallengeContext, *, paper_ids: Sequence[int] | None = None, public: bool = False
+) -> list[ClaimConsensus]:
+    """Consensus of every active claim (of the given papers), ordered by paper then claim."""
+    tail = """
+    SELECT claim_id, paper_id, venue_id, key, consensus, logbooks, nv, nf, nt, ni, edited
+    FROM consensus ORDER BY paper_id, claim_id"""
+    with ctx.store.session() as session:
+        rows = run_sql(session, ctx, tail, public, paper_ids)
+    return [
+        ClaimConsensus(
+            claim_id=r[0],
+            paper_id=r[1],
+            paper=r[2],
+            key=r[3],
+            consensus=r[4],
+            logbooks=int(r[5]),
+            verified=int(r[6]),
+            falsified=int(r[7]),
+            toy=int(r[8]),
+            inconclusive=int(r[9]),
+            overridden=int(r[10]),
+        )
+        for r in rows
+    ]
+
+
+def paper_outcomes(
+    ctx: ChallengeContext, *, paper_ids: Sequence[int] | None = None, public: bool = False
+) -> list[PaperOutcome]:
+    """One row per paper of the venue (attempted or not) with its outcome flags."""
+    with ctx.store.session() as session:
+        rows = run_sql(session, ctx, "," + _OUTCOMES_SQL, public, paper_ids)
+    return [_outcome(r) for r in rows]
+
+
+def _outcome(r: Any) -> PaperOutcome:
+    claims, verified, falsified, contested = int(r[3]), int(r[5]), int(r[6]), int(r[7])
+    toy, inconclusive, examined = int(r[8]), int(r[9]), bool(r[11])
+    bad = falsified + contested
+    out = PaperOutcome(
+        paper_id=r[0], paper=r[1], title=r[2], claims=claims, logbooks=int(r[4]),
+        verified=verified, falsified=falsified, contested=contested, toy_only=toy,
+        inconclusive=inconclusive, unattempted=int(r[10]), examined=examined,
+    )  # fmt: skip
+    if not examined:
+        return out
+    out.any_verified = verified > 0
+    out.fully_reproduced = claims > 0 and verified == claims
+    out.partially_reproduced = verified > 0 and bad == 0 and not out.fully_reproduced
+    out.mixed = verified > 0 and bad > 0
+    out.falsified_any = bad > 0
+    out.all_falsified = claims > 0 and falsified == claims
+    out.contested_any = contested > 0
+    out.toy_only_paper = toy > 0 and verified == 0 and bad == 0
+    out.nothing_established = verified == 0 and bad == 0 and toy == 0
+    return out

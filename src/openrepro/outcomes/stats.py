@@ -1,0 +1,210 @@
+"""`openrepro stats`: the seeds' outcome table, totals and per-participant credit.
+
+Every figure is one SQL aggregation over the current verdicts (see :mod:`.compute`); nothing
+loops over ORM rows.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from openrepro.challenge import ChallengeContext
+from openrepro.outcomes import compute
+from openrepro.outcomes.records import (
+    CONSENSUS,
+    OUTCOME_ROWS,
+    OutcomeRow,
+    ParticipantCredit,
+    Stats,
+    Totals,
+)
+from openrepro.provenance import PROVENANCE_LEVELS
+from openrepro.store import VERDICTS, Challenge, Job, Participant
+
+__all__ = ["compute_stats", "render_markdown"]
+
+_ROWS_SQL = """,
+    per_paper AS (
+        SELECT paper_id, COUNT(*) AS claims,
+               SUM(CASE WHEN consensus = 'verified' THEN 1 ELSE 0 END) AS v,
+               SUM(CASE WHEN consensus = 'falsified' THEN 1 ELSE 0 END) AS f,
+               SUM(CASE WHEN consensus = 'contested' THEN 1 ELSE 0 END) AS c,
+               SUM(CASE WHEN consensus = 'toy-only' THEN 1 ELSE 0 END) AS t
+        FROM consensus GROUP BY paper_id
+    ),
+    examined AS (
+        SELECT pp.* FROM per_paper pp JOIN (SELECT DISTINCT paper_id FROM eff) j
+        ON j.paper_id = pp.paper_id
+    )
+    SELECT COUNT(*),
+      SUM(CASE WHEN v > 0 THEN 1 ELSE 0 END),
+      SUM(CASE WHEN v = claims THEN 1 ELSE 0 END),
+      SUM(CASE WHEN v > 0 AND v < claims AND f + c = 0 THEN 1 ELSE 0 END),
+      SUM(CASE WHEN v > 0 AND f + c > 0 THEN 1 ELSE 0 END),
+      SUM(CASE WHEN f + c > 0 THEN 1 ELSE 0 END),
+      SUM(CASE WHEN f = claims THEN 1 ELSE 0 END),
+      SUM(CASE WHEN c > 0 THEN 1 ELSE 0 END),
+      SUM(CASE WHEN t > 0 AND v = 0 AND f + c = 0 THEN 1 ELSE 0 END),
+      SUM(CASE WHEN v = 0 AND f + c = 0 AND t = 0 THEN 1 ELSE 0 END)
+    FROM examined"""
+
+_CONSENSUS_COUNTS_SQL = """
+    SELECT consensus, COUNT(*) FROM consensus GROUP BY consensus"""
+
+_VERDICT_COUNTS_SQL = """
+    SELECT value, provenance, COUNT(*) FROM eff GROUP BY value, provenance"""
+
+_TOTALS_SQL = """,
+    attempted AS (SELECT DISTINCT l.paper_id FROM logbooks l JOIN latest_logbook ll
+                  ON ll.id = l.id)
+    SELECT
+      (SELECT COUNT(*) FROM papers p WHERE p.challenge_id = :challenge),
+      (SELECT COUNT(*) FROM attempted),
+      (SELECT COUNT(*) FROM latest_logbook),
+      (SELECT COUNT(DISTINCT l.participant_id) FROM logbooks l JOIN latest_logbook ll
+         ON ll.id = l.id),
+      (SELECT COUNT(*) FROM consensus),
+      (SELECT COUNT(*) FROM consensus WHERE consensus <> 'unattempted'),
+      (SELECT COUNT(*) FROM eff)"""
+
+_CREDIT_SQL = """,
+    books AS (
+        SELECT l.participant_id, COUNT(*) AS n FROM logbooks l
+        JOIN latest_logbook ll ON ll.id = l.id GROUP BY l.participant_id
+    ),
+    mine AS (
+        SELECT e.participant_id, COUNT(*) AS verdicts,
+          SUM(CASE WHEN e.value = 'verified' AND k.consensus = 'verified'
+                    AND e.provenance <> 'testimony' THEN 1 ELSE 0 END) AS v,
+          SUM(CASE WHEN e.value = 'falsified' AND k.consensus = 'falsified'
+                    AND e.provenance <> 'testimony' THEN 1 ELSE 0 END) AS f
+        FROM eff e JOIN consensus k ON k.claim_id = e.claim_id
+        GROUP BY e.participant_id
+    )
+    SELECT pt.handle, pt.team, b.n, COALESCE(m.verdicts, 0), COALESCE(m.v, 0), COALESCE(m.f, 0)
+    FROM books b JOIN participants pt ON pt.id = b.participant_id
+    LEFT JOIN mine m ON m.participant_id = b.participant_id"""
+
+
+def _pct(count: int, whole: int) -> float:
+    return round(100.0 * count / whole, 1) if whole else 0.0
+
+
+def _jobs(session: Session, ctx: ChallengeContext) -> int:
+    return (
+        session.scalar(select(func.count(Job.id)).where(Job.challenge_id == ctx.challenge_id)) or 0
+    )
+
+
+def compute_stats(ctx: ChallengeContext, *, public: bool = False) -> Stats:
+    """The seeds' table (count and % of examined), totals, consensus and verdict counts (per
+    value and per provenance level), and per-participant credit, best first."""
+    with ctx.store.session() as session:
+        counts = [int(x or 0) for x in compute.run_sql(session, ctx, _ROWS_SQL, public, None)[0]]
+        consensus_rows = compute.run_sql(session, ctx, _CONSENSUS_COUNTS_SQL, public, None)
+        verdict_rows = compute.run_sql(session, ctx, _VERDICT_COUNTS_SQL, public, None)
+        totals_row = compute.run_sql(session, ctx, _TOTALS_SQL, public, None)[0]
+        credit_rows = compute.run_sql(session, ctx, _CREDIT_SQL, public, None)
+        participants = session.scalar(
+            select(func.count(Participant.id)).where(Participant.challenge_id == ctx.challenge_id)
+        )
+        name = session.scalar(select(Challenge.name).where(Challenge.id == ctx.challenge_id))
+        jobs = _jobs(session, ctx)
+
+    papers, attempted, logbooks, active, claims, judged, verdicts = (int(x) for x in totals_row)
+    examined = counts[0]
+    rows = [
+        OutcomeRow(key=key, label=label, count=count,
+                   percent=_pct(count, attempted if key == "examined" else examined))
+        for (key, label), count in zip(OUTCOME_ROWS, counts, strict=True)
+    ]  # fmt: skip
+    by_value: dict[str, int] = dict.fromkeys(VERDICTS, 0)
+    by_level: dict[str, int] = dict.fromkeys(PROVENANCE_LEVELS, 0)
+    for value, level, count in verdict_rows:
+        by_value[value] = by_value.get(value, 0) + int(count)
+        by_level[level] = by_level.get(level, 0) + int(count)
+    consensus: dict[str, int] = dict.fromkeys(CONSENSUS, 0)
+    consensus.update({k: int(n) for k, n in consensus_rows})
+    credit = [
+        ParticipantCredit(handle=h, team=t, logbooks=int(n), verdicts=int(vs), verified=int(v),
+                          falsified=int(f), credit=int(v) + int(f))
+        for h, t, n, vs, v, f in credit_rows
+    ]  # fmt: skip
+    credit.sort(key=lambda c: (-c.credit, -c.verified, -c.logbooks, c.handle))
+    return Stats(
+        challenge=name or ctx.settings.name,
+        rows=rows,
+        totals=Totals(
+            papers=papers,
+            papers_attempted=attempted,
+            share_attempted=_pct(attempted, papers),
+            participants=int(participants or 0),
+            participants_active=active,
+            logbooks=logbooks,
+            claims=claims,
+            claims_judged=judged,
+            verdicts=verdicts,
+            jobs=jobs,
+        ),
+        consensus=consensus,
+        verdicts=by_value,
+        provenance=by_level,
+        credit=credit,
+    )
+
+
+def render_markdown(stats: Stats, *, credit_limit: int = 20) -> str:
+    """The stats as Markdown tables (what `openrepro stats --format md` prints)."""
+    t = stats.totals
+    lines = [
+        f"# {stats.challenge}: outcomes",
+        "",
+        "| Row | Papers | % of examined |",
+        "|---|---:|---:|",
+    ]
+    for row in stats.rows:
+        pct = (
+            f"{row.percent:.1f} % of attempted" if row.key == "examined" else f"{row.percent:.1f} %"
+        )
+        lines.append(f"| {row.label} | {row.count} | {pct} |")
+    lines += [
+        "",
+        "| Total | |",
+        "|---|---:|",
+        f"| Papers in the venue | {t.papers} |",
+        f"| Papers attempted | {t.papers_attempted} ({t.share_attempted:.1f} %) |",
+        f"| Participants (with a logbook) | {t.participants} ({t.participants_active}) |",
+        f"| Logbooks | {t.logbooks} |",
+        f"| Claims (judged) | {t.claims} ({t.claims_judged}) |",
+        f"| Current verdicts | {t.verdicts} |",
+        f"| Compute jobs | {t.jobs} |",
+        "",
+        "| Claim consensus | Claims |",
+        "|---|---:|",
+        *(f"| {k} | {n} |" for k, n in stats.consensus.items()),
+        "",
+        "| Verdict | Count | | Provenance | Count |",
+        "|---|---:|---|---|---:|",
+    ]
+    values = list(stats.verdicts.items())
+    levels = list(stats.provenance.items())
+    for i in range(max(len(values), len(levels))):
+        v = values[i] if i < len(values) else ("", "")
+        lv = levels[i] if i < len(levels) else ("", "")
+        lines.append(f"| {v[0]} | {v[1]} | | {lv[0]} | {lv[1]} |")
+    if stats.author_responses:
+        lines += ["", "| Author response | Findings |", "|---|---:|"]
+        lines += [f"| {k} | {n} |" for k, n in stats.author_responses.items()]
+    if stats.credit:
+        lines += [
+            "",
+            "| Participant | Team | Logbooks | Verified | Falsified | Credit |",
+            "|---|---|---:|---:|---:|---:|",
+        ]
+        for c in stats.credit[:credit_limit]:
+            lines.append(
+                f"| {c.handle} | {c.team or ''} | {c.logbooks} | {c.verified} | {c.falsified} "
+                f"| {c.credit} |"
+            )
+    return "\n".join(lines) + "\n"
