@@ -88,7 +88,10 @@ def build_outcome_store(ctx: ChallengeContext) -> dict[str, int]:
                     if name not in books:
                         books[name] = Logbook(
                             paper_id=paper.id, participant_id=people[handle].id,
-                            revision="r1" if old else "r2",
+                            revision="r1" if old else "r2", format="bundle",
+                            manifest={"format": "bundle", "format_version": "1",
+                                      "paper_id": venue_id, "participant": handle,
+                                      "title": f"{handle}'s attempt at {venue_id}"},
                             submitted_at=start + timedelta(days=n, hours=0 if old else 1),
                         )  # fmt: skip
                         session.add(books[name])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from openrepro.outcomes.compute import claim_consensus, hidden_papers, paper_outcomes
+from openrepro.outcomes.overrides import OverrideResult, override_verdict
 from openrepro.outcomes.records import (
     CONSENSUS,
     OUTCOME_ROWS,
@@ -22,6 +23,7 @@ __all__ = [
     "ClaimConsensus",
     "Consensus",
     "OutcomeRow",
+    "OverrideResult",
     "PaperOutcome",
     "ParticipantCredit",
     "Stats",
@@ -29,6 +31,7 @@ __all__ = [
     "claim_consensus",
     "compute_stats",
     "hidden_papers",
+    "override_verdict",
     "paper_outcomes",
     "render_markdown",
 ]

@@ -29,6 +29,7 @@ from openrepro.provenance import PROVENANCE_LEVELS
 from openrepro.store import Logbook, Paper
 
 __all__ = [
+    "accepted_levels",
     "claim_consensus",
     "current_verdicts_sql",
     "hidden_papers",
@@ -37,7 +38,7 @@ __all__ = [
 ]
 
 
-def _accepted_levels(minimum: str) -> list[str]:
+def accepted_levels(minimum: str) -> list[str]:
     if minimum not in PROVENANCE_LEVELS:
         return list(PROVENANCE_LEVELS)
     return list(PROVENANCE_LEVELS[PROVENANCE_LEVELS.index(minimum) :])
@@ -178,7 +179,7 @@ def _params(
 ) -> dict[str, Any]:
     params: dict[str, Any] = {
         "challenge": ctx.challenge_id,
-        "accepted": _accepted_levels(ctx.settings.min_provenance_verified),
+        "accepted": accepted_levels(ctx.settings.min_provenance_verified),
     }
     if hidden:
         params["hidden"] = list(hidden)

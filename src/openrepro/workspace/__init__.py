@@ -24,7 +24,14 @@ from openrepro.errors import OpenReproError
 from openrepro.papers import PaperDetail, get_paper
 from openrepro.store import Paper
 
-__all__ = ["PullReport", "WorkspaceExistsError", "pull_paper"]
+__all__ = [
+    "PullReport",
+    "WorkspaceExistsError",
+    "WorkspacePayload",
+    "pull_paper",
+    "workspace_payload",
+    "write_workspace",
+]
 
 WORKSPACE_FILE = ".openrepro/workspace.json"
 
@@ -119,8 +126,17 @@ def _scaffold_logbook(dest: Path, paper: PaperDetail, claims: list[ClaimView]) -
     return pages
 
 
-def pull_paper(ctx: ChallengeContext, venue_id: str, dest: Path) -> PullReport:
-    """Write the workspace for ``venue_id`` into ``dest`` (created; must not hold one already)."""
+class WorkspacePayload(BaseModel):
+    """Everything a workspace is made of: what the board's API serves to `pull --server`."""
+
+    challenge: str
+    challenge_title: str = ""
+    paper: PaperDetail
+    full_text: str | None = None
+    claims: list[ClaimView]
+
+
+def workspace_payload(ctx: ChallengeContext, venue_id: str) -> WorkspacePayload:
     with ctx.store.session() as session:
         paper = get_paper(session, ctx.challenge_id, venue_id)
         full_text = session.scalar(
@@ -129,12 +145,27 @@ def pull_paper(ctx: ChallengeContext, venue_id: str, dest: Path) -> PullReport:
             )
         )
         claims = list_claims(session, ctx.challenge_id, paper=venue_id)
+    return WorkspacePayload(
+        challenge=ctx.settings.name, challenge_title=ctx.settings.title, paper=paper,
+        full_text=full_text, claims=[c for c in claims if c.status == "active"],
+    )  # fmt: skip
+
+
+def pull_paper(ctx: ChallengeContext, venue_id: str, dest: Path) -> PullReport:
+    """Write the workspace for ``venue_id`` into ``dest`` (created; must not hold one already)."""
+    return write_workspace(workspace_payload(ctx, venue_id), dest)
+
+
+def write_workspace(payload: WorkspacePayload, dest: Path) -> PullReport:
+    """Write a workspace from its payload (read from a local store or a board's API)."""
+    paper, full_text, claims = payload.paper, payload.full_text, payload.claims
+    venue_id = paper.venue_id
     if (dest / ".trackio").exists() or (dest / WORKSPACE_FILE).exists():
         raise WorkspaceExistsError(f"{dest} already holds a workspace or a Trackio logbook")
     dest.mkdir(parents=True, exist_ok=True)
     project = "".join(c if c.isalnum() or c in "-_" else "-" for c in venue_id)
     values = {
-        "challenge": ctx.settings.title or ctx.settings.name,
+        "challenge": payload.challenge_title or payload.challenge,
         "paper_id": venue_id,
         "title": paper.title,
         "example_claim": claims[0].id if claims else f"{venue_id}/C1",
@@ -153,7 +184,7 @@ def pull_paper(ctx: ChallengeContext, venue_id: str, dest: Path) -> PullReport:
         "AGENTS.md": _template("AGENTS.md", values),
         WORKSPACE_FILE: json.dumps(
             {
-                "challenge": ctx.settings.name,
+                "challenge": payload.challenge,
                 "paper": venue_id,
                 "claims": [c.id for c in claims],
                 "trackio_project": values["project"],

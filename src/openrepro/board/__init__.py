@@ -1,0 +1,8 @@
+"""The board: the public record as web pages, a JSON API for agents, and a static export."""
+
+from __future__ import annotations
+
+from openrepro.board.site import SiteReport, build_board_site
+from openrepro.board.web import create_app, store_version
+
+__all__ = ["SiteReport", "build_board_site", "create_app", "store_version"]

@@ -1,0 +1,224 @@
+"""The agents' JSON API (``/api/v1``), documented by FastAPI's OpenAPI at ``/api/docs``.
+
+Reads are public (verdicts of papers inside their anti-herding window only for organizers);
+writes need ``Authorization: Bearer <token>``. Participants act only as themselves; verdict
+overrides, claim edits and freezing are for organizers. Errors are JSON:
+``{"error": {"type": ..., "message": ...}}`` with a matching status code.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, File, Form, Header, Query, UploadFile
+from pydantic import BaseModel, Field
+
+from openrepro.board import data as board_data
+from openrepro.challenge import ChallengeContext
+from openrepro.claims.records import ClaimView
+from openrepro.claims.service import edit_claim
+from openrepro.errors import AuthError, ConfigError, LogbookError
+from openrepro.identity import (
+    Actor,
+    ParticipantView,
+    Registration,
+    authenticate,
+    ensure_writable,
+    get_participant,
+    register,
+    require_organizer,
+    require_self_or_organizer,
+    set_frozen,
+)
+from openrepro.logbooks.submit import SubmitReport, submit_logbook
+from openrepro.outcomes import OverrideResult, Stats, compute_stats, override_verdict
+from openrepro.workspace import WorkspacePayload, workspace_payload
+
+__all__ = ["api_router"]
+
+_ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".zip")
+
+
+class PaperList(BaseModel):
+    total: int
+    offset: int
+    limit: int
+    papers: list[board_data.PaperRow]
+
+
+class RegisterRequest(BaseModel):
+    handle: str = Field(description="Your handle: your Hugging Face username where you have one.")
+    name: str = ""
+    team: str | None = None
+    email: str | None = None
+    role: Literal["participant", "organizer"] = "participant"
+
+
+class OverrideRequest(BaseModel):
+    value: Literal["verified", "falsified", "toy", "inconclusive"]
+    reason: str = Field(min_length=1)
+
+
+class ClaimEditRequest(BaseModel):
+    reason: str = Field(min_length=1)
+    text: str | None = None
+    kind: str | None = None
+    quotes: list[str] | None = None
+    tolerance: float | None = None
+
+
+class FreezeResponse(BaseModel):
+    frozen_at: str
+
+
+def _bearer(authorization: str | None) -> str | None:
+    if not authorization:
+        return None
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise AuthError("use `Authorization: Bearer <token>`")
+    return token.strip()
+
+
+def api_router(ctx: ChallengeContext) -> APIRouter:
+    router = APIRouter()
+
+    def actor(authorization: Annotated[str | None, Header()] = None) -> Actor:
+        return authenticate(ctx, _bearer(authorization))
+
+    who_dep = Depends(actor)
+
+    @router.get("/papers", response_model=PaperList, tags=["papers"])
+    def list_papers(
+        status: Annotated[
+            str, Query(description="Filter: " + ", ".join(board_data.PAPER_FILTERS))
+        ] = "all",
+        q: Annotated[str, Query(description="Full-text search over title, abstract, text")] = "",
+        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+        offset: Annotated[int, Query(ge=0)] = 0,
+    ) -> PaperList:
+        """Papers with their outcome status; filter to pick what to work on (e.g. unattempted)."""
+        rows = board_data.paper_rows(ctx, status=status, query=q)
+        return PaperList(total=len(rows), offset=offset, limit=limit,
+                         papers=rows[offset : offset + limit])  # fmt: skip
+
+    @router.get("/papers/{venue_id:path}/workspace", response_model=WorkspacePayload,
+                tags=["papers"])  # fmt: skip
+    def paper_workspace(venue_id: str) -> WorkspacePayload:
+        """Everything `openrepro pull --server URL` writes: paper, full text, active claims."""
+        return workspace_payload(ctx, venue_id)
+
+    @router.get("/papers/{venue_id:path}", tags=["papers"])
+    def paper(venue_id: str, who: Actor = who_dep) -> dict[str, Any]:
+        """A paper with its claims, their consensus, its logbooks and current verdicts."""
+        found = board_data.paper_data(ctx, venue_id)
+        verdicts = [v.model_dump(mode="json") for c in found.cells.values() for v in c.values()]
+        if who.is_organizer and not verdicts:
+            paper_id = board_data._paper_id(ctx, venue_id)
+            cells = board_data.verdict_cells(ctx, paper_id=paper_id, public=False)
+            verdicts = [v.model_dump(mode="json") for v in cells]
+        return {
+            "paper": found.paper.model_dump(mode="json"),
+            "outcome": found.outcome.status,
+            "claims": [c.model_dump(mode="json") for c in found.claims],
+            "consensus": {k: v.consensus for k, v in found.consensus.items()},
+            "logbooks": [b.model_dump(mode="json") for b in found.logbooks],
+            "verdicts": verdicts,
+        }
+
+    @router.post("/participants", response_model=Registration, status_code=201,
+                 tags=["participants"])  # fmt: skip
+    def register_participant(body: RegisterRequest, who: Actor = who_dep) -> Registration:
+        """Register a handle and get an API token (shown once; only its hash is stored)."""
+        return register(ctx, body.handle, role=body.role, name=body.name, team=body.team,
+                        email=body.email, actor=who)  # fmt: skip
+
+    @router.get("/participants/{handle}", response_model=ParticipantView, tags=["participants"])
+    def participant(handle: str) -> ParticipantView:
+        return get_participant(ctx, handle)
+
+    @router.get("/me", response_model=Actor, tags=["participants"])
+    def me(who: Actor = who_dep) -> Actor:
+        """Who the token belongs to."""
+        return who
+
+    @router.post("/logbooks", response_model=SubmitReport, status_code=201, tags=["logbooks"])
+    def submit(
+        who: Actor = who_dep,
+        file: Annotated[UploadFile | None, File(description="Logbook archive")] = None,
+        space: Annotated[str | None, Form(description="A published logbook Space")] = None,
+        as_handle: Annotated[str | None, Form(alias="as", description="Organizers only")] = None,
+    ) -> SubmitReport:
+        """Submit a logbook: an archive (.tar.gz, .tgz, .tar, .zip) of a Trackio logbook or an
+        openrepro bundle, or ``space=owner/name`` for a published logbook Space."""
+        handle = as_handle or who.handle
+        require_self_or_organizer(who, handle)
+        ensure_writable(ctx)
+        if (file is None) == (space is None):
+            raise ConfigError("send exactly one of `file` (an archive) or `space`")
+        if space is not None:
+            return submit_logbook(ctx, f"space:{space.removeprefix('space:')}", handle=handle)
+        assert file is not None
+        name = Path(file.filename or "logbook.tar.gz").name
+        if not name.lower().endswith(_ARCHIVE_SUFFIXES):
+            raise LogbookError(f"{name}: not an archive ({', '.join(_ARCHIVE_SUFFIXES)})")
+        limit = ctx.settings.archive_max_bytes
+        with tempfile.TemporaryDirectory(prefix="openrepro-upload-") as tmp:
+            target = Path(tmp) / name
+            with target.open("wb") as out:
+                copied = 0
+                while chunk := file.file.read(1 << 20):
+                    copied += len(chunk)
+                    if copied > limit:
+                        raise LogbookError(f"{name}: larger than {limit} bytes")
+                    out.write(chunk)
+            return submit_logbook(ctx, target, handle=handle)
+
+    @router.get("/logbooks/{logbook_id}", tags=["logbooks"])
+    def logbook(logbook_id: int) -> dict[str, Any]:
+        found = board_data.logbook_data(ctx, logbook_id)
+        return found.model_dump(mode="json")
+
+    @router.get("/verdicts", response_model=list[board_data.VerdictCell], tags=["verdicts"])
+    def verdicts(
+        who: Actor = who_dep,
+        paper: str | None = None,
+        participant: str | None = None,
+        logbook: int | None = None,
+    ) -> list[board_data.VerdictCell]:
+        """Current verdicts (with evidence pointers, flags, provenance and edits)."""
+        paper_id = board_data._paper_id(ctx, paper) if paper else None
+        person = get_participant(ctx, participant).id if participant else None
+        public = not who.is_organizer
+        return board_data.verdict_cells(ctx, paper_id=paper_id, participant_id=person,
+                                        logbook_id=logbook, public=public)  # fmt: skip
+
+    @router.post("/verdicts/{verdict_id}/override", response_model=OverrideResult,
+                 tags=["organizers"])  # fmt: skip
+    def override(verdict_id: int, body: OverrideRequest, who: Actor = who_dep) -> OverrideResult:
+        """Organizers: set a verdict's value with a reason (the judge's value is kept)."""
+        return override_verdict(ctx, verdict_id, body.value, reason=body.reason, actor=who)
+
+    @router.post("/claims/{claim_id:path}/edit", response_model=ClaimView, tags=["organizers"])
+    def claim_edit(claim_id: str, body: ClaimEditRequest, who: Actor = who_dep) -> ClaimView:
+        """Organizers: edit a claim (``<venue id>/<key>``); every change leaves an edit."""
+        require_organizer(who, "edit claims")
+        with ctx.store.session() as session:
+            ensure_writable(ctx, session)
+            return edit_claim(session, ctx.challenge_id, claim_id, editor=who.handle,
+                              reason=body.reason, text=body.text, kind=body.kind,
+                              quotes=body.quotes, tolerance=body.tolerance)  # fmt: skip
+
+    @router.post("/freeze", response_model=FreezeResponse, tags=["organizers"])
+    def freeze(who: Actor = who_dep) -> FreezeResponse:
+        """Organizers: make the challenge read-only (export it with `openrepro freeze OUT`)."""
+        return FreezeResponse(frozen_at=set_frozen(ctx, actor=who).isoformat())
+
+    @router.get("/stats", response_model=Stats, tags=["outcomes"])
+    def stats(who: Actor = who_dep) -> Stats:
+        """The outcome table, totals, consensus counts and per-participant credit."""
+        return compute_stats(ctx, public=not who.is_organizer)
+
+    return router

@@ -1,0 +1,398 @@
+"""What the board's pages show, gathered with a few SQL queries per page.
+
+The same functions feed the live board (``openrepro serve``), its JSON API and the static export
+(``openrepro site build``), so the three never disagree. Everything here is public: verdicts of
+papers inside their anti-herding window are left out (see :func:`outcomes.hidden_papers`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from datetime import date, datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+from sqlalchemy import bindparam, select, text
+
+from openrepro.challenge import ChallengeContext
+from openrepro.claims.records import ClaimView
+from openrepro.claims.service import list_claims
+from openrepro.errors import NotFoundError
+from openrepro.logbooks.service import LogbookSummary, list_logbooks
+from openrepro.outcomes import (
+    ClaimConsensus,
+    PaperOutcome,
+    Stats,
+    claim_consensus,
+    compute_stats,
+    hidden_papers,
+    paper_outcomes,
+)
+from openrepro.outcomes.compute import accepted_levels, current_verdicts_sql
+from openrepro.papers.records import PaperDetail
+from openrepro.papers.service import get_paper, search_papers
+from openrepro.store import Logbook, Paper, Participant
+
+__all__ = [
+    "PAPER_FILTERS",
+    "HomeData",
+    "LogbookData",
+    "PaperData",
+    "PaperRow",
+    "ParticipantData",
+    "VerdictCell",
+    "home_data",
+    "logbook_data",
+    "paper_data",
+    "paper_rows",
+    "participant_data",
+    "verdict_cells",
+]
+
+#: Filters of the paper list: key -> label (besides free-text search).
+PAPER_FILTERS: dict[str, str] = {
+    "all": "All papers",
+    "unattempted": "Unattempted",
+    "attempted": "Attempted",
+    "contested": "Contested",
+    "falsified": "≥ 1 falsified or contested",
+    "needs-recheck": "Needs re-check",
+    "fully-reproduced": "Fully reproduced",
+    "toy-only": "Toy only",
+}
+
+
+class VerdictCell(BaseModel):
+    """One current verdict as the board shows it."""
+
+    verdict_id: int
+    claim_id: int
+    claim_key: str
+    paper: str
+    logbook_id: int
+    participant: str
+    team: str | None = None
+    revision: str
+    value: str  # effective: organizer edits and the provenance minimum applied
+    judge_value: str  # what the judge said
+    provenance: str
+    flags: list[str] = Field(default_factory=list)
+    rationale: str = ""
+    evidence: list[dict[str, Any]] = Field(default_factory=list)
+    judge_model: str = ""
+    edited_by: str | None = None
+    edit_reason: str | None = None
+    edit_source: str | None = None
+    created_at: datetime | None = None
+
+
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def verdict_cells(
+    ctx: ChallengeContext,
+    *,
+    paper_id: int | None = None,
+    logbook_id: int | None = None,
+    participant_id: int | None = None,
+    public: bool = True,
+) -> list[VerdictCell]:
+    """Current verdicts, optionally of one paper, logbook or participant."""
+    hidden = hidden_papers(ctx) if public else []
+    where = []
+    params: dict[str, Any] = {"challenge": ctx.challenge_id}
+    if paper_id is not None:
+        where.append("eff.paper_id = :paper_id")
+        params["paper_id"] = paper_id
+    if logbook_id is not None:
+        where.append("eff.logbook_id = :logbook_id")
+        params["logbook_id"] = logbook_id
+    if participant_id is not None:
+        where.append("eff.participant_id = :participant_id")
+        params["participant_id"] = participant_id
+    sql = (
+        "WITH "
+        + current_verdicts_sql(bool(hidden))
+        + """
+    SELECT eff.verdict_id, eff.claim_id, c.key, p.venue_id, eff.logbook_id, pt.handle, pt.team,
+           l.revision, eff.value, v.verdict, eff.provenance, v.flags, v.rationale, v.evidence,
+           v.judge_model, e.editor, e.reason, e.source, v.created_at
+    FROM eff
+    JOIN verdicts v ON v.id = eff.verdict_id
+    JOIN claims c ON c.id = eff.claim_id
+    JOIN papers p ON p.id = eff.paper_id
+    JOIN logbooks l ON l.id = eff.logbook_id
+    JOIN participants pt ON pt.id = eff.participant_id
+    LEFT JOIN last_edit le ON le.verdict_id = eff.verdict_id
+    LEFT JOIN verdict_edits e ON e.id = le.id
+    """
+        + (("WHERE " + " AND ".join(where)) if where else "")
+        + " ORDER BY p.venue_id, c.id, pt.handle"
+    )
+    params["accepted"] = accepted_levels(ctx.settings.min_provenance_verified)
+    stmt = text(sql).bindparams(bindparam("accepted", expanding=True))
+    if hidden:
+        params["hidden"] = hidden
+        stmt = stmt.bindparams(bindparam("hidden", expanding=True))
+    with ctx.store.session() as session:
+        rows = session.execute(stmt, params).all()
+    return [
+        VerdictCell(
+            verdict_id=r[0],
+            claim_id=r[1],
+            claim_key=r[2],
+            paper=r[3],
+            logbook_id=r[4],
+            participant=r[5],
+            team=r[6],
+            revision=r[7],
+            value=r[8],
+            judge_value=r[9],
+            provenance=r[10],
+            flags=_json(r[11]) or [],
+            rationale=r[12] or "",
+            evidence=_json(r[13]) or [],
+            judge_model=r[14] or "",
+            edited_by=r[15],
+            edit_reason=r[16],
+            edit_source=r[17],
+            created_at=r[18],
+        )
+        for r in rows
+    ]
+
+
+# -- papers ----------------------------------------------------------------------------------
+
+
+class PaperRow(BaseModel):
+    venue_id: str
+    title: str
+    status: str
+    claims: int
+    logbooks: int
+    verified: int
+    falsified: int
+    contested: int
+    needs_recheck: bool = False
+
+
+def _needs_recheck(outcome: PaperOutcome) -> bool:
+    return outcome.falsified_any
+
+
+def _row(o: PaperOutcome) -> PaperRow:
+    return PaperRow(
+        venue_id=o.paper, title=o.title, status=o.status, claims=o.claims, logbooks=o.logbooks,
+        verified=o.verified, falsified=o.falsified, contested=o.contested,
+        needs_recheck=_needs_recheck(o),
+    )  # fmt: skip
+
+
+def _matches(o: PaperOutcome, key: str) -> bool:
+    return {
+        "all": True,
+        "unattempted": o.logbooks == 0,
+        "attempted": o.logbooks > 0,
+        "contested": o.contested_any,
+        "falsified": o.falsified_any,
+        "needs-recheck": _needs_recheck(o),
+        "fully-reproduced": o.fully_reproduced,
+        "toy-only": o.toy_only_paper,
+    }.get(key, False)
+
+
+def paper_rows(
+    ctx: ChallengeContext,
+    *,
+    status: str = "all",
+    query: str = "",
+    outcomes: list[PaperOutcome] | None = None,
+) -> list[PaperRow]:
+    """Papers matching a filter (``PAPER_FILTERS``) and a full-text query, in venue-id order
+    (search hits in relevance order)."""
+    if status not in PAPER_FILTERS:
+        raise NotFoundError(f"unknown filter {status!r}; use one of {', '.join(PAPER_FILTERS)}")
+    rows = outcomes if outcomes is not None else paper_outcomes(ctx, public=True)
+    chosen = [o for o in rows if _matches(o, status)]
+    if query.strip():
+        with ctx.store.session() as session:
+            hits = search_papers(session, ctx.challenge_id, query, limit=500)
+        order = {hit.venue_id: i for i, hit in enumerate(hits)}
+        chosen = sorted((o for o in chosen if o.paper in order), key=lambda o: order[o.paper])
+    else:
+        chosen.sort(key=lambda o: o.paper)
+    return [_row(o) for o in chosen]
+
+
+class PaperData(BaseModel):
+    paper: PaperDetail
+    outcome: PaperOutcome
+    claims: list[ClaimView]
+    consensus: dict[str, ClaimConsensus]  # by claim key
+    logbooks: list[LogbookSummary]
+    cells: dict[str, dict[int, VerdictCell]]  # claim key -> logbook id -> verdict
+
+
+def _paper_id(ctx: ChallengeContext, venue_id: str) -> int:
+    with ctx.store.session() as session:
+        found = session.scalar(
+            select(Paper.id).where(
+                Paper.challenge_id == ctx.challenge_id, Paper.venue_id == venue_id
+            )
+        )
+    if found is None:
+        raise NotFoundError(f"no paper with id {venue_id!r}")
+    return found
+
+
+def paper_data(ctx: ChallengeContext, venue_id: str) -> PaperData:
+    paper_id = _paper_id(ctx, venue_id)
+    with ctx.store.session() as session:
+        detail = get_paper(session, ctx.challenge_id, venue_id)
+        claims = list_claims(session, ctx.challenge_id, paper=venue_id)
+        books = list_logbooks(session, ctx.challenge_id, paper=venue_id)
+    newest: dict[str, LogbookSummary] = {}
+    for book in books:
+        newest[book.participant] = book  # ordered by id: the newest revision wins
+    outcome = paper_outcomes(ctx, paper_ids=[paper_id], public=True)[0]
+    consensus = {c.key: c for c in claim_consensus(ctx, paper_ids=[paper_id], public=True)}
+    cells: dict[str, dict[int, VerdictCell]] = {}
+    for cell in verdict_cells(ctx, paper_id=paper_id):
+        cells.setdefault(cell.claim_key, {})[cell.logbook_id] = cell
+    return PaperData(
+        paper=detail, outcome=outcome, claims=[c for c in claims if c.status == "active"],
+        consensus=consensus, logbooks=sorted(newest.values(), key=lambda b: b.id), cells=cells,
+    )  # fmt: skip
+
+
+class LogbookData(BaseModel):
+    summary: LogbookSummary
+    paper_title: str
+    verdicts: list[VerdictCell]
+    older_revisions: list[int] = Field(default_factory=list)
+    newer_revision: int | None = None
+
+
+def logbook_data(ctx: ChallengeContext, logbook_id: int) -> LogbookData:
+    with ctx.store.session() as session:
+        row = session.execute(
+            select(Logbook, Paper.venue_id, Paper.title, Participant.handle)
+            .join(Paper, Paper.id == Logbook.paper_id)
+            .join(Participant, Participant.id == Logbook.participant_id)
+            .where(Logbook.id == logbook_id, Paper.challenge_id == ctx.challenge_id)
+        ).first()
+        if row is None:
+            raise NotFoundError(f"no logbook {logbook_id}")
+        book, venue_id, title, _handle = row
+        siblings = list(
+            session.scalars(
+                select(Logbook.id)
+                .where(
+                    Logbook.paper_id == book.paper_id,
+                    Logbook.participant_id == book.participant_id,
+                )
+                .order_by(Logbook.id)
+            )
+        )
+        summary = next(
+            s for s in list_logbooks(session, ctx.challenge_id, paper=venue_id) if s.id == book.id
+        )
+    newer = [s for s in siblings if s > logbook_id]
+    return LogbookData(
+        summary=summary, paper_title=title,
+        verdicts=verdict_cells(ctx, logbook_id=logbook_id),
+        older_revisions=[s for s in siblings if s < logbook_id],
+        newer_revision=newer[-1] if newer else None,
+    )  # fmt: skip
+
+
+class ParticipantData(BaseModel):
+    handle: str
+    name: str
+    team: str | None
+    role: str
+    logbooks: list[LogbookSummary]
+    verdicts: list[VerdictCell]
+    credit: int = 0
+    verified: int = 0
+    falsified: int = 0
+    jobs: list[dict[str, Any]] = Field(default_factory=list)
+
+
+def participant_data(
+    ctx: ChallengeContext, handle: str, stats: Stats | None = None
+) -> ParticipantData:
+    with ctx.store.session() as session:
+        person = session.scalar(
+            select(Participant).where(
+                Participant.challenge_id == ctx.challenge_id, Participant.handle == handle
+            )
+        )
+        if person is None:
+            raise NotFoundError(f"no participant {handle!r}")
+        books = list_logbooks(session, ctx.challenge_id, participant=handle)
+        pid, name, team, role = person.id, person.name, person.team, person.role
+    stats = stats or compute_stats(ctx, public=True)
+    mine = next((c for c in stats.credit if c.handle == handle), None)
+    return ParticipantData(
+        handle=handle, name=name, team=team, role=role, logbooks=books,
+        verdicts=verdict_cells(ctx, participant_id=pid),
+        credit=mine.credit if mine else 0, verified=mine.verified if mine else 0,
+        falsified=mine.falsified if mine else 0, jobs=_jobs_of(ctx, handle),
+    )  # fmt: skip
+
+
+def _jobs_of(ctx: ChallengeContext, handle: str) -> list[dict[str, Any]]:
+    """Compute jobs of a participant, when the jobs package is available."""
+    try:
+        from openrepro.jobs import list_jobs
+    except ImportError:
+        return []
+    return [job.model_dump(mode="json") for job in list_jobs(ctx, participant=handle)]
+
+
+# -- home ------------------------------------------------------------------------------------
+
+
+class HomeData(BaseModel):
+    stats: Stats
+    statuses: dict[str, int]  # papers per status label
+    verdicts_by_day: list[tuple[date, dict[str, int]]]
+
+
+def home_data(ctx: ChallengeContext, outcomes: list[PaperOutcome] | None = None) -> HomeData:
+    rows = outcomes if outcomes is not None else paper_outcomes(ctx, public=True)
+    statuses = Counter(o.status for o in rows)
+    return HomeData(
+        stats=compute_stats(ctx, public=True),
+        statuses=dict(sorted(statuses.items(), key=lambda kv: (-kv[1], kv[0]))),
+        verdicts_by_day=_by_day_sql(ctx),
+    )
+
+
+def _by_day_sql(ctx: ChallengeContext) -> list[tuple[date, dict[str, int]]]:
+    hidden = hidden_papers(ctx)
+    sql = (
+        "WITH "
+        + current_verdicts_sql(bool(hidden))
+        + """
+    SELECT v.created_at, eff.value FROM eff JOIN verdicts v ON v.id = eff.verdict_id"""
+    )
+    stmt = text(sql).bindparams(bindparam("accepted", expanding=True))
+    params: dict[str, Any] = {
+        "challenge": ctx.challenge_id,
+        "accepted": accepted_levels(ctx.settings.min_provenance_verified),
+    }
+    if hidden:
+        params["hidden"] = hidden
+        stmt = stmt.bindparams(bindparam("hidden", expanding=True))
+    counts: dict[date, Counter[str]] = {}
+    with ctx.store.session() as session:
+        for created, value in session.execute(stmt, params):
+            if isinstance(created, str):
+                created = datetime.fromisoformat(created)
+            counts.setdefault(created.date(), Counter())[value] += 1
+    return [(day, dict(counts[day])) for day in sorted(counts)]

@@ -1,0 +1,160 @@
+"""Rendering the board's pages with Jinja2 (autoescape on), for the web and the static export.
+
+Pages differ between the two only in their links: :class:`WebUrls` points at the live routes,
+:class:`StaticUrls` at files relative to the page being written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+from openrepro.board import charts
+from openrepro.board.data import PAPER_FILTERS, HomeData, PaperRow
+from openrepro.challenge import ChallengeContext
+from openrepro.outcomes import Stats
+
+__all__ = [
+    "BOARD_CSP",
+    "PAGE_SIZE",
+    "Renderer",
+    "StaticUrls",
+    "UrlFor",
+    "WebUrls",
+    "home_charts",
+    "page_slice",
+    "slug",
+]
+
+#: The board's own pages: no script at all, inline styles, same-origin images and frames.
+BOARD_CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; frame-src 'self'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'self'"
+)
+PAGE_SIZE = 200
+
+UrlFor = Callable[..., str]
+_SAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def slug(value: str) -> str:
+    """A file name for any id: safe characters kept, a short hash added when any were not."""
+    cleaned = _SAFE.sub("_", value)[:80]
+    if cleaned == value and cleaned not in {".", ".."}:
+        return cleaned
+    return f"{cleaned}-{hashlib.sha256(value.encode()).hexdigest()[:8]}"
+
+
+class WebUrls:
+    """Links of the live board (``openrepro serve``)."""
+
+    def __call__(self, kind: str, **kw: Any) -> str:
+        if kind == "home":
+            return "/"
+        if kind == "papers":
+            params = {k: v for k, v in kw.items() if v not in (None, "", 1) and k != "status"}
+            if kw.get("status") not in (None, "all"):
+                params = {"status": kw["status"], **params}
+            return "/papers" + (f"?{urlencode(params)}" if params else "")
+        if kind == "paper":
+            return f"/papers/{quote(kw['venue_id'], safe='')}"
+        if kind == "logbook":
+            return f"/logbooks/{int(kw['logbook_id'])}"
+        if kind == "logbook_content":
+            return f"/logbooks/{int(kw['logbook_id'])}/content"
+        if kind == "participant":
+            return f"/participants/{quote(kw['handle'], safe='')}"
+        if kind == "leaderboard":
+            return "/leaderboard"
+        if kind == "recheck":
+            return "/recheck"
+        if kind == "api_docs":
+            return "/api/docs"
+        raise KeyError(kind)
+
+
+class StaticUrls:
+    """Links between the static export's files, relative to the page at ``depth``."""
+
+    def __init__(self, depth: int) -> None:
+        self.root = "../" * depth
+
+    def __call__(self, kind: str, **kw: Any) -> str:
+        r = self.root
+        if kind == "home":
+            return f"{r}index.html"
+        if kind == "papers":
+            status = kw.get("status") or "all"
+            page = int(kw.get("page") or 1)
+            return f"{r}papers/{status}{'' if page == 1 else f'-{page}'}.html"
+        if kind == "paper":
+            return f"{r}papers/p/{slug(kw['venue_id'])}.html"
+        if kind == "logbook":
+            return f"{r}logbooks/{int(kw['logbook_id'])}.html"
+        if kind == "logbook_content":
+            return f"{r}logbooks/{int(kw['logbook_id'])}/index.html"
+        if kind == "participant":
+            return f"{r}participants/{slug(kw['handle'])}.html"
+        if kind == "leaderboard":
+            return f"{r}leaderboard.html"
+        if kind == "recheck":
+            return f"{r}recheck.html"
+        if kind == "api_docs":
+            return f"{r}index.html"
+        raise KeyError(kind)
+
+
+def page_slice(rows: list[PaperRow], page: int) -> tuple[list[PaperRow], int]:
+    pages = max(1, math.ceil(len(rows) / PAGE_SIZE))
+    page = min(max(page, 1), pages)
+    return rows[(page - 1) * PAGE_SIZE : page * PAGE_SIZE], pages
+
+
+def home_charts(data: HomeData) -> dict[str, str]:
+    stats: Stats = data.stats
+    return {
+        "outcomes": charts.bar_chart(
+            [(r.label.split(" (")[0], r.count) for r in stats.rows], title="Papers by outcome row"
+        ),
+        "statuses": charts.bar_chart(list(data.statuses.items()), title="Papers by status"),
+        "timeline": charts.stacked_timeline(data.verdicts_by_day, title="Verdicts over time"),
+        "provenance": charts.bar_chart(
+            list(stats.provenance.items()), title="Verdicts by evidence provenance"
+        ),
+    }
+
+
+class Renderer:
+    """One Jinja2 environment for all pages of one challenge."""
+
+    def __init__(self, ctx: ChallengeContext) -> None:
+        self.ctx = ctx
+        self.env = Environment(
+            loader=PackageLoader("openrepro.board", "templates"),
+            autoescape=select_autoescape(default=True, default_for_string=True),
+            undefined=StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.title = ctx.settings.title or ctx.settings.name
+        self.has_recheck = _has_recheck()
+
+    def render(self, template: str, url: UrlFor, *, static: bool, **values: Any) -> str:
+        return self.env.get_template(template).render(
+            url=url, static=static, csp=BOARD_CSP, challenge_title=self.title,
+            has_recheck=self.has_recheck, filters=PAPER_FILTERS, **values,
+        )  # fmt: skip
+
+
+def _has_recheck() -> bool:
+    try:
+        import openrepro.recheck  # noqa: F401
+    except ImportError:
+        return False
+    return True

@@ -1,0 +1,335 @@
+"""`openrepro site build OUT`: the board as plain files for any static host (an HF static Space
+included).
+
+The pages are the live board's templates with file links instead of routes; no JavaScript, so
+the paper list is pre-built per filter (free-text search needs the live board). Output is
+deterministic: the same store gives the same bytes. Rebuilds are incremental: each page's inputs
+are hashed into ``.openrepro-site.json`` and a page whose inputs did not change is not rendered
+again; files no longer part of the board are removed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from functools import partial
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pydantic import BaseModel
+from sqlalchemy import func, select
+
+from openrepro.board import data as board_data
+from openrepro.board.pages import (
+    PAGE_SIZE,
+    Renderer,
+    StaticUrls,
+    home_charts,
+    page_slice,
+    slug,
+)
+from openrepro.challenge import ChallengeContext
+from openrepro.claims.service import list_claims
+from openrepro.logbooks.records import FileRef, LogbookRecord
+from openrepro.logbooks.render import IMAGE_EXTENSIONS, render_logbook
+from openrepro.logbooks.service import LogbookSummary, list_logbooks
+from openrepro.logbooks.submit import blob_path
+from openrepro.outcomes import claim_consensus, compute_stats, paper_outcomes
+from openrepro.papers.records import PaperDetail
+from openrepro.store import Claim, Logbook, Paper, Participant
+
+__all__ = ["SiteReport", "build_board_site"]
+
+MANIFEST = ".openrepro-site.json"
+#: Bump when templates or the renderer change, so every page is rebuilt.
+SITE_VERSION = "board-site-1"
+
+
+class SiteReport(BaseModel):
+    out: str
+    pages: int  # pages of the board
+    rendered: int  # pages rendered in this build (the rest were unchanged)
+    written: int  # files whose bytes changed
+    removed: int
+    files: int  # logbook images copied
+    seconds: float
+
+
+class _Builder:
+    def __init__(self, out: Path, previous: dict[str, str]) -> None:
+        self.out = out
+        self.previous = previous
+        self.current: dict[str, str] = {}
+        self.rendered = 0
+        self.written = 0
+
+    def page(self, rel: str, inputs: Any, render: Callable[[], str]) -> None:
+        digest = hashlib.sha256(
+            (SITE_VERSION + "\0" + json.dumps(inputs, sort_keys=True, default=str)).encode()
+        ).hexdigest()
+        self.current[rel] = digest
+        target = self.out / rel
+        if self.previous.get(rel) == digest and target.is_file():
+            return
+        self.rendered += 1
+        content = render().encode("utf-8")
+        if target.is_file() and target.read_bytes() == content:
+            return
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(target.suffix + ".tmp")
+        tmp.write_bytes(content)
+        tmp.replace(target)
+        self.written += 1
+
+
+def _details(ctx: ChallengeContext) -> dict[str, PaperDetail]:
+    claims = (
+        select(Claim.paper_id, func.count(Claim.id).label("n"))
+        .where(Claim.status == "active")
+        .group_by(Claim.paper_id)
+        .subquery()
+    )
+    query = (
+        select(
+            Paper.venue_id, Paper.title, Paper.authors, Paper.status, Paper.track,
+            func.coalesce(claims.c.n, 0).label("claims"),
+            Paper.full_text.is_not(None).label("has_full_text"), Paper.abstract,
+            Paper.decision, Paper.site_url, Paper.pdf_url, Paper.arxiv_id, Paper.keywords,
+            Paper.source, Paper.licence,
+            func.coalesce(func.length(Paper.full_text), 0).label("full_text_chars"),
+            Paper.created_at, Paper.updated_at,
+        )
+        .outerjoin(claims, claims.c.paper_id == Paper.id)
+        .where(Paper.challenge_id == ctx.challenge_id)
+    )  # fmt: skip
+    with ctx.store.session() as session:
+        rows = session.execute(query).mappings().all()
+    return {r["venue_id"]: PaperDetail.model_validate(dict(r)) for r in rows}
+
+
+def _dump(items: Iterable[BaseModel]) -> list[Any]:
+    return [i.model_dump(mode="json") for i in items]
+
+
+def build_board_site(
+    ctx: ChallengeContext, out: Path, *, progress: Callable[[str, int], None] | None = None
+) -> SiteReport:
+    """Write (or update) the static board in ``out``."""
+    started = time.perf_counter()
+    out.mkdir(parents=True, exist_ok=True)
+    manifest_path = out / MANIFEST
+    try:
+        previous = json.loads(manifest_path.read_text(encoding="utf-8"))["pages"]
+    except (OSError, ValueError, KeyError, TypeError):
+        previous = {}
+    b = _Builder(out, previous if isinstance(previous, dict) else {})
+    renderer = Renderer(ctx)
+
+    def tick(label: str, n: int = 1) -> None:
+        if progress is not None:
+            progress(label, n)
+
+    # -- everything the pages need, in a few bulk queries --
+    outcomes = paper_outcomes(ctx, public=True)
+    by_venue = {o.paper: o for o in outcomes}
+    stats = compute_stats(ctx, public=True)
+    details = _details(ctx)
+    consensus: dict[int, dict[str, Any]] = defaultdict(dict)
+    for c in claim_consensus(ctx, public=True):
+        consensus[c.paper_id][c.key] = c
+    cells = board_data.verdict_cells(ctx)
+    by_paper: dict[str, list[board_data.VerdictCell]] = defaultdict(list)
+    by_logbook: dict[int, list[board_data.VerdictCell]] = defaultdict(list)
+    by_person: dict[str, list[board_data.VerdictCell]] = defaultdict(list)
+    for cell in cells:
+        by_paper[cell.paper].append(cell)
+        by_logbook[cell.logbook_id].append(cell)
+        by_person[cell.participant].append(cell)
+    with ctx.store.session() as session:
+        claims = defaultdict(list)
+        for view in list_claims(session, ctx.challenge_id):
+            claims[view.paper_id].append(view)
+        books = list_logbooks(session, ctx.challenge_id)
+        people = session.execute(
+            select(Participant.handle, Participant.name, Participant.team, Participant.role)
+            .where(Participant.challenge_id == ctx.challenge_id)
+            .order_by(Participant.handle)
+        ).all()
+        titles = dict(
+            session.execute(
+                select(Paper.venue_id, Paper.title).where(Paper.challenge_id == ctx.challenge_id)
+            ).all()
+        )
+    newest: dict[tuple[str, str], LogbookSummary] = {}
+    for book in books:
+        newest[(book.paper_id, book.participant)] = book
+    books_of_paper: dict[str, list[LogbookSummary]] = defaultdict(list)
+    books_of_person: dict[str, list[LogbookSummary]] = defaultdict(list)
+    for book in books:
+        books_of_person[book.participant].append(book)
+    for book in newest.values():
+        books_of_paper[book.paper_id].append(book)
+    siblings: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for book in books:
+        siblings[(book.paper_id, book.participant)].append(book.id)
+
+    # -- home, lists, leaderboard --
+    home = board_data.HomeData(
+        stats=stats,
+        statuses=board_data.home_data(ctx, outcomes).statuses,
+        verdicts_by_day=board_data._by_day_sql(ctx),
+    )
+    url0 = StaticUrls(0)
+    b.page(
+        "index.html",
+        home.model_dump(mode="json"),
+        lambda: renderer.render(
+            "home.html", url0, static=True, data=home, charts=home_charts(home)
+        ),
+    )
+    b.page(
+        "leaderboard.html",
+        _dump(stats.credit),
+        partial(renderer.render, "leaderboard.html", url0, static=True, credit=stats.credit),
+    )
+    url1 = StaticUrls(1)
+    for status in board_data.PAPER_FILTERS:
+        rows = board_data.paper_rows(ctx, status=status, outcomes=outcomes)
+        pages = max(1, -(-len(rows) // PAGE_SIZE))
+        for page in range(1, pages + 1):
+            shown, _ = page_slice(rows, page)
+            name = f"papers/{status}{'' if page == 1 else f'-{page}'}.html"
+            b.page(
+                name,
+                [status, page, pages, len(rows), _dump(shown)],
+                partial(
+                    renderer.render,
+                    "papers.html",
+                    url1,
+                    static=True,
+                    rows=shown,
+                    total=len(rows),
+                    status=status,
+                    query="",
+                    page=page,
+                    pages=pages,
+                ),
+            )
+    tick("lists")
+
+    # -- papers --
+    url2 = StaticUrls(2)
+    for venue_id, detail in details.items():
+        outcome = by_venue[venue_id]
+        grid: dict[str, dict[int, board_data.VerdictCell]] = defaultdict(dict)
+        for cell in by_paper.get(venue_id, []):
+            grid[cell.claim_key][cell.logbook_id] = cell
+        pdata = board_data.PaperData(
+            paper=detail, outcome=outcome, claims=claims.get(venue_id, []),
+            consensus=consensus.get(outcome.paper_id, {}),
+            logbooks=sorted(books_of_paper.get(venue_id, []), key=lambda x: x.id), cells=grid,
+        )  # fmt: skip
+        b.page(
+            f"papers/p/{slug(venue_id)}.html",
+            pdata.model_dump(mode="json"),
+            partial(renderer.render, "paper.html", url2, static=True, data=pdata, responses=[]),
+        )
+        tick("papers")
+
+    # -- logbooks: the board page and the participant's own document --
+    files_dir = ctx.settings.resolved_files_dir()
+    copied = _FileCopier(files_dir, out / "files")
+    for book in books:
+        key = (book.paper_id, book.participant)
+        later = [i for i in siblings[key] if i > book.id]
+        ldata = board_data.LogbookData(
+            summary=book, paper_title=titles.get(book.paper_id, ""),
+            verdicts=by_logbook.get(book.id, []),
+            older_revisions=[i for i in siblings[key] if i < book.id],
+            newer_revision=later[-1] if later else None,
+        )  # fmt: skip
+        b.page(
+            f"logbooks/{book.id}.html",
+            ldata.model_dump(mode="json"),
+            partial(renderer.render, "logbook.html", url1, static=True, data=ldata, jobs=[]),
+        )
+        b.page(
+            f"logbooks/{book.id}/index.html",
+            [book.id, book.revision],
+            partial(_content, ctx, book.id, copied),
+        )
+        tick("logbooks")
+
+    # -- participants --
+    for handle, name, team, role in people:
+        mine = next((c for c in stats.credit if c.handle == handle), None)
+        pdata2 = board_data.ParticipantData(
+            handle=handle, name=name, team=team, role=role,
+            logbooks=books_of_person.get(handle, []), verdicts=by_person.get(handle, []),
+            credit=mine.credit if mine else 0, verified=mine.verified if mine else 0,
+            falsified=mine.falsified if mine else 0,
+        )  # fmt: skip
+        b.page(
+            f"participants/{slug(handle)}.html",
+            pdata2.model_dump(mode="json"),
+            partial(renderer.render, "participant.html", url1, static=True, data=pdata2),
+        )
+        tick("participants")
+
+    # -- images referenced by logbooks that were rendered earlier stay listed --
+    for rel in previous:
+        if rel.startswith("files/") and rel not in b.current and (out / rel).is_file():
+            b.current[rel] = previous[rel]
+    for rel in copied.names:
+        b.current[rel] = "file"
+
+    removed = 0
+    for rel in sorted(set(previous) - set(b.current)):
+        target = out / rel
+        if target.is_file():
+            target.unlink()
+            removed += 1
+    manifest_path.write_text(
+        json.dumps({"version": SITE_VERSION, "pages": dict(sorted(b.current.items()))},
+                   indent=0, sort_keys=True) + "\n",
+        encoding="utf-8",
+    )  # fmt: skip
+    pages = sum(1 for rel in b.current if not rel.startswith("files/"))
+    return SiteReport(
+        out=str(out), pages=pages, rendered=b.rendered, written=b.written, removed=removed,
+        files=len(copied.names), seconds=round(time.perf_counter() - started, 3),
+    )  # fmt: skip
+
+
+class _FileCopier:
+    """Copies logbook images into ``files/`` once, named by content hash."""
+
+    def __init__(self, source: Path, target: Path) -> None:
+        self.source, self.target = source, target
+        self.names: set[str] = set()
+
+    def url(self, ref: FileRef, prefix: str) -> str | None:
+        suffix = PurePosixPath(ref.path).suffix.lower()
+        if suffix not in IMAGE_EXTENSIONS:
+            return None
+        blob = blob_path(self.source, ref.sha256)
+        if not blob.is_file():
+            return None
+        name = f"{ref.sha256}{suffix}"
+        dest = self.target / name
+        if not dest.exists():
+            self.target.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(blob, dest)
+        self.names.add(f"files/{name}")
+        return f"{prefix}files/{name}"
+
+
+def _content(ctx: ChallengeContext, logbook_id: int, copier: _FileCopier) -> str:
+    with ctx.store.session() as session:
+        manifest = session.scalar(select(Logbook.manifest).where(Logbook.id == logbook_id))
+    record = LogbookRecord.model_validate(manifest)
+    return render_logbook(record, file_url=lambda ref: copier.url(ref, "../../"))

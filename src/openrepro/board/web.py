@@ -1,0 +1,305 @@
+"""The live board: FastAPI serving the HTML pages, the logbooks' files and the JSON API.
+
+Security: every response carries ``X-Content-Type-Options: nosniff`` and a Content-Security-
+Policy; board pages allow no script at all, a participant's logbook is served as its own
+document (the participant issue's renderer) with an even stricter policy and shown in a
+sandboxed frame, and only raster images of logbooks are served, by content hash.
+
+Speed: rendered pages are cached per URL until the store changes; whether it changed is checked
+at most once per ``cache_seconds`` with one cheap query (:func:`store_version`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from pathlib import PurePosixPath
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from sqlalchemy import func, select
+
+from openrepro import __version__
+from openrepro.board import data as board_data
+from openrepro.board.pages import BOARD_CSP, Renderer, WebUrls, home_charts, page_slice
+from openrepro.challenge import ChallengeContext
+from openrepro.errors import NotFoundError, OpenReproError
+from openrepro.logbooks.records import FileRef
+from openrepro.logbooks.render import CSP as LOGBOOK_CSP
+from openrepro.logbooks.render import IMAGE_EXTENSIONS, render_logbook
+from openrepro.logbooks.service import load_logbook
+from openrepro.logbooks.submit import blob_path
+from openrepro.store import Challenge, Claim, ClaimEdit, Logbook, Paper, Verdict, VerdictEdit
+
+__all__ = ["PageCache", "create_app", "store_version"]
+
+_MEDIA = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+          ".webp": "image/webp"}  # fmt: skip
+
+
+def store_version(ctx: ChallengeContext) -> tuple[Any, ...]:
+    """A fingerprint that changes whenever anything the board shows changes."""
+    with ctx.store.session() as session:
+        return tuple(
+            session.execute(
+                select(
+                    select(func.max(Paper.updated_at))
+                    .where(Paper.challenge_id == ctx.challenge_id)
+                    .scalar_subquery(),
+                    select(func.count(Paper.id))
+                    .where(Paper.challenge_id == ctx.challenge_id)
+                    .scalar_subquery(),
+                    select(func.max(Claim.id)).scalar_subquery(),
+                    select(func.max(ClaimEdit.id)).scalar_subquery(),
+                    select(func.max(Logbook.id)).scalar_subquery(),
+                    select(func.max(Verdict.id)).scalar_subquery(),
+                    select(func.max(VerdictEdit.id)).scalar_subquery(),
+                    select(Challenge.frozen_at)
+                    .where(Challenge.id == ctx.challenge_id)
+                    .scalar_subquery(),
+                )
+            ).one()
+        )
+
+
+class PageCache:
+    """Rendered responses per key, dropped when the store's fingerprint changes."""
+
+    def __init__(self, ctx: ChallengeContext, seconds: float = 1.0, size: int = 4096) -> None:
+        self.ctx, self.seconds, self.size = ctx, seconds, size
+        self._lock = threading.Lock()
+        self._pages: OrderedDict[str, str] = OrderedDict()
+        self._version: tuple[Any, ...] | None = None
+        self._checked = 0.0
+
+    def _fresh(self) -> None:
+        now = time.monotonic()
+        if now - self._checked < self.seconds:
+            return
+        version = store_version(self.ctx)
+        with self._lock:
+            self._checked = now
+            if version != self._version:
+                self._version = version
+                self._pages.clear()
+
+    def get(self, key: str, build: Callable[[], str]) -> str:
+        if self.seconds <= 0:
+            return build()
+        self._fresh()
+        with self._lock:
+            if key in self._pages:
+                self._pages.move_to_end(key)
+                return self._pages[key]
+        page = build()
+        with self._lock:
+            self._pages[key] = page
+            while len(self._pages) > self.size:
+                self._pages.popitem(last=False)
+        return page
+
+
+def _status_of(exc: OpenReproError) -> int:
+    from openrepro.errors import (
+        AuthError,
+        BudgetError,
+        ConfigError,
+        FrozenError,
+        LogbookError,
+        PermissionDeniedError,
+    )
+
+    for kind, status in (
+        (NotFoundError, 404), (AuthError, 401), (PermissionDeniedError, 403),
+        (FrozenError, 409), (BudgetError, 402), (LogbookError, 422), (ConfigError, 400),
+    ):  # fmt: skip
+        if isinstance(exc, kind):
+            return status
+    return 400
+
+
+def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
+    """The board of one opened challenge (HTML pages + ``/api/v1``)."""
+    from openrepro.board.api import api_router
+
+    app = FastAPI(
+        title=f"openrepro board: {ctx.settings.title or ctx.settings.name}",
+        version=__version__,
+        description="Public board and JSON API of an openrepro reproduction challenge. Reads are "
+        "public; writes need `Authorization: Bearer <token>` (see `POST /api/v1/participants`).",
+        docs_url="/api/docs",
+        redoc_url=None,
+        openapi_url="/api/openapi.json",
+    )
+    app.state.ctx = ctx
+    renderer = Renderer(ctx)
+    cache = PageCache(ctx, cache_seconds)
+    app.state.cache = cache
+    url = WebUrls()
+
+    @app.middleware("http")
+    async def security_headers(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        response = await call_next(request)
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        if request.url.path.startswith("/api/docs"):
+            return response  # Swagger UI needs its own scripts; it shows no participant content
+        response.headers.setdefault("Content-Security-Policy", BOARD_CSP)
+        response.headers.setdefault("X-Frame-Options", "SAMEORIGIN")
+        return response
+
+    @app.exception_handler(OpenReproError)
+    async def openrepro_error(request: Request, exc: OpenReproError) -> Response:
+        status = _status_of(exc)
+        if request.url.path.startswith("/api/"):
+            return JSONResponse(
+                {"error": {"type": type(exc).__name__, "message": str(exc)}}, status_code=status
+            )
+        page = renderer.render("error.html", url, static=False, status=status, message=str(exc))
+        return HTMLResponse(page, status_code=status)
+
+    def html(key: str, build: Callable[[], str]) -> HTMLResponse:
+        return HTMLResponse(cache.get(key, build))
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def home() -> HTMLResponse:
+        def build() -> str:
+            home_data = board_data.home_data(ctx)
+            return renderer.render("home.html", url, static=False, data=home_data,
+                                   charts=home_charts(home_data))  # fmt: skip
+
+        return html("home", build)
+
+    @app.get("/papers", response_class=HTMLResponse, include_in_schema=False)
+    def papers(status: str = "all", q: str = "", page: int = 1) -> HTMLResponse:
+        def build() -> str:
+            rows = board_data.paper_rows(ctx, status=status, query=q)
+            shown, pages = page_slice(rows, page)
+            return renderer.render(
+                "papers.html", url, static=False, rows=shown, total=len(rows), status=status,
+                query=q, page=min(max(page, 1), pages), pages=pages,
+            )  # fmt: skip
+
+        return html(f"papers?{status}&{q}&{page}", build)
+
+    @app.get("/papers/{venue_id:path}", response_class=HTMLResponse, include_in_schema=False)
+    def paper(venue_id: str) -> HTMLResponse:
+        def build() -> str:
+            return renderer.render("paper.html", url, static=False,
+                                   data=board_data.paper_data(ctx, venue_id),
+                                   responses=_responses(ctx, venue_id))  # fmt: skip
+
+        return html(f"paper:{venue_id}", build)
+
+    @app.get("/logbooks/{logbook_id}", response_class=HTMLResponse, include_in_schema=False)
+    def logbook(logbook_id: int) -> HTMLResponse:
+        def build() -> str:
+            found = board_data.logbook_data(ctx, logbook_id)
+            return renderer.render("logbook.html", url, static=False, data=found,
+                                   jobs=_jobs_cited(ctx, logbook_id))  # fmt: skip
+
+        return html(f"logbook:{logbook_id}", build)
+
+    @app.get("/logbooks/{logbook_id}/content", include_in_schema=False)
+    def logbook_content(logbook_id: int) -> HTMLResponse:
+        def build() -> str:
+            with ctx.store.session() as session:
+                record = load_logbook(session, ctx.challenge_id, logbook_id)
+            return render_logbook(record, file_url=_web_file_url)
+
+        response = html(f"content:{logbook_id}", build)
+        response.headers["Content-Security-Policy"] = LOGBOOK_CSP + "; frame-ancestors 'self'"
+        return response
+
+    @app.get("/files/{name}", include_in_schema=False)
+    def files(name: str) -> Response:
+        stem, suffix = name[:64], PurePosixPath(name).suffix.lower()
+        if (
+            len(name) != 64 + len(suffix)
+            or suffix not in _MEDIA
+            or not all(c in "0123456789abcdef" for c in stem)
+        ):
+            raise NotFoundError(f"no file {name!r}")
+        path = blob_path(ctx.settings.resolved_files_dir(), stem)
+        if not path.is_file():
+            raise NotFoundError(f"no file {name!r}")
+        return FileResponse(
+            path,
+            media_type=_MEDIA[suffix],
+            headers={"Content-Security-Policy": "default-src 'none'",
+                     "Cache-Control": "public, max-age=31536000, immutable"},
+        )  # fmt: skip
+
+    @app.get("/participants/{handle}", response_class=HTMLResponse, include_in_schema=False)
+    def participant(handle: str) -> HTMLResponse:
+        def build() -> str:
+            found = board_data.participant_data(ctx, handle)
+            return renderer.render("participant.html", url, static=False, data=found)
+
+        return html(f"participant:{handle}", build)
+
+    @app.get("/leaderboard", response_class=HTMLResponse, include_in_schema=False)
+    def leaderboard() -> HTMLResponse:
+        def build() -> str:
+            from openrepro.outcomes import compute_stats
+
+            credit = compute_stats(ctx, public=True).credit
+            return renderer.render("leaderboard.html", url, static=False, credit=credit)
+
+        return html("leaderboard", build)
+
+    @app.get("/healthz", include_in_schema=False)
+    def healthz() -> dict[str, str]:
+        return {"status": "ok", "version": __version__}
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> Response:
+        return Response(status_code=204)
+
+    @app.get("/api", include_in_schema=False)
+    def api_root() -> RedirectResponse:
+        return RedirectResponse("/api/docs")
+
+    app.include_router(api_router(ctx), prefix="/api/v1")
+    return app
+
+
+def _web_file_url(ref: FileRef) -> str | None:
+    suffix = PurePosixPath(ref.path).suffix.lower()
+    if suffix not in IMAGE_EXTENSIONS:
+        return None
+    return f"/files/{ref.sha256}{suffix}"
+
+
+def _responses(ctx: ChallengeContext, venue_id: str) -> list[Any]:
+    """Author responses on a paper, when the outreach package is present."""
+    try:
+        from openrepro.outreach import author_responses
+    except ImportError:
+        return []
+    paper_id = board_data._paper_id(ctx, venue_id)
+    return list(author_responses(ctx, paper_ids=[paper_id]))
+
+
+def _jobs_cited(ctx: ChallengeContext, logbook_id: int) -> list[Any]:
+    """Compute jobs a logbook cites, when the jobs package is present."""
+    try:
+        from openrepro.jobs import get_job, jobs_cited_by
+    except ImportError:
+        return []
+    with ctx.store.session() as session:
+        record = load_logbook(session, ctx.challenge_id, logbook_id)
+    out = []
+    for ref in jobs_cited_by(record):
+        try:
+            job = get_job(ctx, ref)
+        except OpenReproError:
+            out.append({"ref": ref, "status": "unknown", "cost_usd": None})
+            continue
+        out.append({"ref": ref, **job.model_dump(mode="json")})
+    return out

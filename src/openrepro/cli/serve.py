@@ -1,0 +1,29 @@
+"""`openrepro serve`: the board and the agents' JSON API on a local port."""
+
+from __future__ import annotations
+
+import typer
+
+from openrepro.cli._common import err_console, open_from
+
+__all__ = ["serve"]
+
+
+def serve(
+    ctx: typer.Context,
+    host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
+    port: int = typer.Option(8000, help="Port to listen on."),
+    cache_seconds: float = typer.Option(
+        1.0, help="How often the page cache checks whether the store changed (0: no cache)."
+    ),
+) -> None:
+    """Serve the board (home, papers, paper, logbook, participant, leaderboard) and the JSON API
+    (docs at /api/docs). For several workers behind a proxy, see docs/deploy.md."""
+    import uvicorn
+
+    from openrepro.board import create_app
+
+    challenge = open_from(ctx)
+    app = create_app(challenge, cache_seconds=cache_seconds)
+    err_console.print(f"board on http://{host}:{port}/  (API docs: /api/docs; Ctrl-C stops)")
+    uvicorn.run(app, host=host, port=port, log_level="warning")

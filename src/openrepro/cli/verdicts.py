@@ -1,0 +1,59 @@
+"""`openrepro verdicts`: current verdicts and organizer overrides."""
+
+from __future__ import annotations
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from openrepro.cli._common import FormatOption, OutputFormat, console, open_from, print_json
+from openrepro.outcomes import override_verdict
+
+__all__ = ["app"]
+
+app = typer.Typer(help="Current verdicts and organizer overrides.", no_args_is_help=True)
+
+
+@app.command("ls")
+def ls_cmd(
+    ctx: typer.Context,
+    paper: str | None = typer.Option(None, help="Only this paper (venue id)."),
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """Current verdicts (newest logbook revision and verdict, overrides applied)."""
+    from openrepro.board.data import _paper_id, verdict_cells
+
+    challenge = open_from(ctx)
+    paper_id = _paper_id(challenge, paper) if paper else None
+    cells = verdict_cells(challenge, paper_id=paper_id, public=False)
+    if fmt is OutputFormat.json:
+        print_json(cells)
+        return
+    table = Table()
+    for col in ("Id", "Claim", "Logbook", "Participant", "Verdict", "Judge", "Provenance", "Flags"):
+        table.add_column(col)
+    for c in cells:
+        table.add_row(str(c.verdict_id), escape(f"{c.paper}/{c.claim_key}"), str(c.logbook_id),
+                      escape(c.participant), c.value, c.judge_value, c.provenance,
+                      ", ".join(c.flags))  # fmt: skip
+    console.print(table)
+
+
+@app.command("override")
+def override_cmd(
+    ctx: typer.Context,
+    verdict_id: int = typer.Argument(..., help="Verdict id (see `verdicts ls`)."),
+    value: str = typer.Argument(..., help="verified, falsified, toy or inconclusive."),
+    reason: str = typer.Option(..., "--reason", help="Why (kept with the edit)."),
+    editor: str = typer.Option("organizer", "--editor", help="Who is overriding."),
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """Override a verdict (organizers): the judge's value is kept beside the edit."""
+    from openrepro.identity import Actor
+
+    result = override_verdict(open_from(ctx), verdict_id, value, reason=reason,
+                              actor=Actor(handle=editor, role="organizer"))  # fmt: skip
+    if fmt is OutputFormat.json:
+        print_json(result)
+        return
+    console.print(f"verdict {verdict_id}: {result.old_value} -> {result.new_value}")

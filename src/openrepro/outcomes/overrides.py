@@ -1,0 +1,62 @@
+"""Organizer overrides of verdicts: the judge's value stays, the edit is kept beside it."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+from sqlalchemy import select
+
+from openrepro.challenge import ChallengeContext
+from openrepro.errors import ConfigError, NotFoundError
+from openrepro.identity import LOCAL_ORGANIZER, Actor, ensure_writable, require_organizer
+from openrepro.store import VERDICTS, Logbook, Paper, Verdict, VerdictEdit
+
+__all__ = ["OverrideResult", "override_verdict"]
+
+
+class OverrideResult(BaseModel):
+    verdict_id: int
+    old_value: str
+    new_value: str
+    editor: str
+    reason: str
+    source: str
+
+
+def override_verdict(
+    ctx: ChallengeContext,
+    verdict_id: int,
+    value: str,
+    *,
+    reason: str,
+    actor: Actor = LOCAL_ORGANIZER,
+    source: str = "override",
+) -> OverrideResult:
+    """Set a verdict's effective value (organizers only); outcomes use the newest edit."""
+    require_organizer(actor, "override verdicts")
+    if value not in VERDICTS:
+        raise ConfigError(f"invalid verdict {value!r}; use one of {', '.join(VERDICTS)}")
+    if not reason.strip():
+        raise ConfigError("an override needs a reason")
+    with ctx.store.session() as session:
+        ensure_writable(ctx, session)
+        verdict = session.scalar(
+            select(Verdict)
+            .join(Logbook, Logbook.id == Verdict.logbook_id)
+            .join(Paper, Paper.id == Logbook.paper_id)
+            .where(Verdict.id == verdict_id, Paper.challenge_id == ctx.challenge_id)
+        )
+        if verdict is None:
+            raise NotFoundError(f"no verdict {verdict_id}")
+        last = session.scalar(
+            select(VerdictEdit.new_value)
+            .where(VerdictEdit.verdict_id == verdict_id)
+            .order_by(VerdictEdit.id.desc())
+            .limit(1)
+        )
+        old = last or verdict.verdict
+        session.add(
+            VerdictEdit(verdict_id=verdict_id, old_value=old, new_value=value,
+                        editor=actor.handle, reason=reason.strip(), source=source)
+        )  # fmt: skip
+    return OverrideResult(verdict_id=verdict_id, old_value=old, new_value=value,
+                          editor=actor.handle, reason=reason.strip(), source=source)  # fmt: skip
