@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +24,12 @@ from openrepro.challenge import ChallengeContext, init_challenge
 from openrepro.llm.embedded import EmbeddedBackend, default_model_path
 
 DATA = Path(__file__).parent / "data"
+
+# Test helpers are imported by module name across folders (e.g. ``from test_bundle import
+# make_bundle``), whichever test file pytest happens to collect first.
+for _folder in sorted(p for p in Path(__file__).parent.iterdir() if p.is_dir()):
+    if str(_folder) not in sys.path and _folder.name not in {"data", "__pycache__"}:
+        sys.path.append(str(_folder))
 PG_ENV = "OPENREPRO_TEST_POSTGRES_URL"
 ALLOW_NO_LLM = "OPENREPRO_TEST_ALLOW_NO_LLM"
 CHROMIUM_ENV = "OPENREPRO_TEST_CHROMIUM"

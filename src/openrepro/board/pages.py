@@ -143,7 +143,7 @@ class Renderer:
             lstrip_blocks=True,
         )
         self.title = ctx.settings.title or ctx.settings.name
-        self.has_recheck = _has_recheck()
+        self.has_recheck = False  # set by the board once the re-check page is wired
 
     def render(self, template: str, url: UrlFor, *, static: bool, **values: Any) -> str:
         return self.env.get_template(template).render(

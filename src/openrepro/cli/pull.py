@@ -8,7 +8,7 @@ import typer
 from rich.markup import escape
 
 from openrepro.cli._common import FormatOption, OutputFormat, console, open_from, print_json
-from openrepro.workspace import pull_paper
+from openrepro.workspace import fetch_workspace, pull_paper, write_workspace
 
 __all__ = ["pull"]
 
@@ -23,13 +23,22 @@ def pull(
         help="Workspace folder to create (default: ./<paper id>).",
         file_okay=False,
     ),
+    server: str | None = typer.Option(
+        None,
+        "--server",
+        help="Pull from a board's API (e.g. https://repro.example.org) instead of a local "
+        "challenge folder.",
+    ),
     fmt: OutputFormat = FormatOption,
 ) -> None:
     """Write PAPER.md, CLAIMS.md, claims.json, INSTRUCTIONS.md, AGENTS.md and a Trackio logbook
     with one planned page per claim."""
-    challenge = open_from(ctx)
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in paper_id)
-    report = pull_paper(challenge, paper_id, directory or Path(safe))
+    if server:
+        payload = fetch_workspace(server, paper_id)
+        report = write_workspace(payload, directory or Path(safe))
+    else:
+        report = pull_paper(open_from(ctx), paper_id, directory or Path(safe))
     if fmt is OutputFormat.json:
         print_json(report)
         return

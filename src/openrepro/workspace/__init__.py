@@ -14,13 +14,14 @@ from importlib.resources import files
 from pathlib import Path
 from string import Template
 from typing import Any
+from urllib.parse import quote as urlquote
 
 from pydantic import BaseModel
 from sqlalchemy import select
 
 from openrepro.challenge import ChallengeContext
 from openrepro.claims import ClaimView, list_claims
-from openrepro.errors import OpenReproError
+from openrepro.errors import NotFoundError, OpenReproError, SourceError
 from openrepro.papers import PaperDetail, get_paper
 from openrepro.store import Paper
 
@@ -28,6 +29,7 @@ __all__ = [
     "PullReport",
     "WorkspaceExistsError",
     "WorkspacePayload",
+    "fetch_workspace",
     "pull_paper",
     "workspace_payload",
     "write_workspace",
@@ -149,6 +151,29 @@ def workspace_payload(ctx: ChallengeContext, venue_id: str) -> WorkspacePayload:
         challenge=ctx.settings.name, challenge_title=ctx.settings.title, paper=paper,
         full_text=full_text, claims=[c for c in claims if c.status == "active"],
     )  # fmt: skip
+
+
+def fetch_workspace(server: str, venue_id: str, *, timeout: float = 60.0) -> WorkspacePayload:
+    """The workspace payload of ``venue_id`` from a board's JSON API."""
+    import requests
+
+    url = f"{server.rstrip('/')}/api/v1/papers/{urlquote(venue_id, safe='')}/workspace"
+    try:
+        response = requests.get(url, timeout=timeout)
+    except requests.RequestException as exc:
+        raise SourceError(f"{url}: cannot reach the board ({exc})") from exc
+    if response.status_code == 404:
+        raise NotFoundError(f"the board at {server} has no paper {venue_id!r}")
+    if response.status_code != 200:
+        try:
+            message = response.json()["error"]["message"]
+        except (ValueError, KeyError, TypeError):
+            message = response.text[:200]
+        raise SourceError(f"{url}: HTTP {response.status_code}: {message}")
+    try:
+        return WorkspacePayload.model_validate(response.json())
+    except ValueError as exc:
+        raise SourceError(f"{url}: not a workspace payload ({exc})") from exc
 
 
 def pull_paper(ctx: ChallengeContext, venue_id: str, dest: Path) -> PullReport:
