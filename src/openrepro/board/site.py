@@ -33,10 +33,12 @@ from openrepro.board.pages import (
     slug,
 )
 from openrepro.challenge import ChallengeContext
-from openrepro.claims.service import list_claims
+from openrepro.claims.records import ClaimView
+from openrepro.claims.service import _key_order
+from openrepro.claims.values import Scale
 from openrepro.logbooks.records import FileRef, LogbookRecord
 from openrepro.logbooks.render import IMAGE_EXTENSIONS, render_logbook
-from openrepro.logbooks.service import LogbookSummary, list_logbooks
+from openrepro.logbooks.service import LogbookSummary
 from openrepro.logbooks.submit import blob_path
 from openrepro.outcomes import claim_consensus, compute_stats, paper_outcomes
 from openrepro.papers.records import PaperDetail
@@ -66,6 +68,7 @@ class _Builder:
         self.current: dict[str, str] = {}
         self.rendered = 0
         self.written = 0
+        self.made: set[Path] = set()
 
     def page(self, rel: str, inputs: Any, render: Callable[[], str]) -> None:
         digest = hashlib.sha256(
@@ -79,10 +82,12 @@ class _Builder:
         content = render().encode("utf-8")
         if target.is_file() and target.read_bytes() == content:
             return
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_suffix(target.suffix + ".tmp")
-        tmp.write_bytes(content)
-        tmp.replace(target)
+        if target.parent not in self.made:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self.made.add(target.parent)
+        # not atomic on purpose: the manifest, written last, records only finished pages, so a
+        # page cut short by a crash has no digest and is rendered again next time
+        target.write_bytes(content)
         self.written += 1
 
 
@@ -109,6 +114,65 @@ def _details(ctx: ChallengeContext) -> dict[str, PaperDetail]:
     with ctx.store.session() as session:
         rows = session.execute(query).mappings().all()
     return {r["venue_id"]: PaperDetail.model_validate(dict(r)) for r in rows}
+
+
+def _claims(ctx: ChallengeContext) -> dict[str, list[ClaimView]]:
+    """Active claims per paper, in key order, read in one query (no edit history)."""
+    query = (
+        select(
+            Claim.key,
+            Claim.text,
+            Claim.kind,
+            Claim.status,
+            Claim.origin,
+            Claim.created_at,
+            Paper.venue_id,
+        )
+        .join(Paper, Paper.id == Claim.paper_id)
+        .where(Paper.challenge_id == ctx.challenge_id, Claim.status == "active")
+        .order_by(Paper.venue_id, Claim.id)
+    )
+    out: dict[str, list[ClaimView]] = defaultdict(list)
+    with ctx.store.session() as session:
+        for key, text, kind, status, origin, created_at, venue_id in session.execute(query):
+            out[venue_id].append(
+                ClaimView.model_construct(
+                    id=f"{venue_id}/{key}", paper_id=venue_id, key=key, text=text, kind=kind,
+                    status=status, origin=origin, quotes=[], reported=[], scale=Scale(),
+                    provenance={}, created_at=created_at, edits=[],
+                )
+            )  # fmt: skip
+    for views in out.values():
+        views.sort(key=lambda v: _key_order(v.key))
+    return out
+
+
+def _logbooks(ctx: ChallengeContext) -> tuple[list[LogbookSummary], dict[int, dict[str, Any]]]:
+    """Every logbook's summary and manifest, in id order, read in one query."""
+    query = (
+        select(Logbook, Paper.venue_id, Participant.handle)
+        .join(Paper, Paper.id == Logbook.paper_id)
+        .join(Participant, Participant.id == Logbook.participant_id)
+        .where(Paper.challenge_id == ctx.challenge_id)
+        .order_by(Logbook.id)
+    )
+    books: list[LogbookSummary] = []
+    manifests: dict[int, dict[str, Any]] = {}
+    with ctx.store.session() as session:
+        for book, venue_id, handle in session.execute(query):
+            m = book.manifest
+            runs = m.get("runs") or []
+            books.append(
+                LogbookSummary(
+                    id=book.id, paper_id=venue_id, participant=handle, revision=book.revision,
+                    format=book.format, title=book.title, runs=len(runs),
+                    failed_runs=sum(1 for r in runs if r.get("exit_code") not in (0, None)),
+                    metrics=len(m.get("metrics") or []), claims=list(m.get("claims") or []),
+                    submitted_at=book.submitted_at,
+                )
+            )  # fmt: skip
+            manifests[book.id] = m
+    return books, manifests
 
 
 def _dump(items: Iterable[BaseModel]) -> list[Any]:
@@ -149,11 +213,9 @@ def build_board_site(
         by_paper[cell.paper].append(cell)
         by_logbook[cell.logbook_id].append(cell)
         by_person[cell.participant].append(cell)
+    claims = _claims(ctx)
+    books, manifests = _logbooks(ctx)
     with ctx.store.session() as session:
-        claims = defaultdict(list)
-        for view in list_claims(session, ctx.challenge_id):
-            claims[view.paper_id].append(view)
-        books = list_logbooks(session, ctx.challenge_id)
         people = session.execute(
             select(Participant.handle, Participant.name, Participant.team, Participant.role)
             .where(Participant.challenge_id == ctx.challenge_id)
@@ -260,7 +322,7 @@ def build_board_site(
         b.page(
             f"logbooks/{book.id}/index.html",
             [book.id, book.revision],
-            partial(_content, ctx, book.id, copied),
+            partial(_content, manifests[book.id], copied),
         )
         tick("logbooks")
 
@@ -328,8 +390,6 @@ class _FileCopier:
         return f"{prefix}files/{name}"
 
 
-def _content(ctx: ChallengeContext, logbook_id: int, copier: _FileCopier) -> str:
-    with ctx.store.session() as session:
-        manifest = session.scalar(select(Logbook.manifest).where(Logbook.id == logbook_id))
+def _content(manifest: dict[str, Any], copier: _FileCopier) -> str:
     record = LogbookRecord.model_validate(manifest)
     return render_logbook(record, file_url=lambda ref: copier.url(ref, "../../"))

@@ -16,6 +16,7 @@ team, verified and falsified together count as inconclusive; across teams they m
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -34,6 +35,7 @@ __all__ = [
     "current_verdicts_sql",
     "hidden_papers",
     "paper_outcomes",
+    "run_many",
     "run_sql",
 ]
 
@@ -212,6 +214,60 @@ def run_sql(
     )
     stmt = _statement(body, hidden, paper_ids)
     return list(session.execute(stmt, _params(ctx, hidden, paper_ids)).all())
+
+
+def _split_ctes(sql: str) -> list[tuple[str, str]]:
+    """``name AS (body), ...`` -> [(name, body)], splitting at top-level parentheses."""
+    out: list[tuple[str, str]] = []
+    i = 0
+    while True:
+        match = re.compile(r"\s*,?\s*(\w+)\s+AS\s*\(", re.S).match(sql, i)
+        if match is None:
+            return out
+        depth, j = 1, match.end()
+        while depth:
+            depth += {"(": 1, ")": -1}.get(sql[j], 0)
+            j += 1
+        out.append((match.group(1), sql[match.end() : j - 1]))
+        i = j
+
+
+def run_many(
+    session: Session, ctx: ChallengeContext, tails: Sequence[str], public: bool
+) -> list[list[Any]]:
+    """Several statements over the same current verdicts and consensus, computed once: every
+    step (latest logbooks, latest verdicts, edits, effective values, teams, consensus) is
+    materialised in turn into a temporary table of this connection, then each tail reads them."""
+    hidden = hidden_papers(ctx) if public else []
+    steps = _split_ctes(
+        current_verdicts_sql(bool(hidden)) + "," + _CONSENSUS_SQL.format(paper_filter="")
+    )
+    params = _params(ctx, hidden, None)
+    bind = session.connection()
+    done: list[str] = []
+
+    def prefix() -> str:
+        return (
+            ("WITH " + ", ".join(f"{n} AS (SELECT * FROM or_{n})" for n in done) + " ")
+            if done
+            else ""
+        )
+
+    try:
+        for name, body in steps:
+            sql = f"CREATE TEMPORARY TABLE or_{name} AS {prefix()}{body}"
+            stmt = text(sql)
+            for key in ("accepted", "hidden"):
+                if f":{key}" in body:
+                    stmt = stmt.bindparams(bindparam(key, expanding=True))
+            bind.execute(stmt, {k: v for k, v in params.items() if f":{k}" in body})
+            done.append(name)
+        head = prefix().rstrip()
+        args = {"challenge": ctx.challenge_id}
+        return [list(bind.execute(text(head + tail), args).all()) for tail in tails]
+    finally:
+        for name in done:
+            bind.execute(text(f"DROP TABLE IF EXISTS or_{name}"))
 
 
 def claim_consensus(

@@ -101,11 +101,12 @@ def compute_stats(ctx: ChallengeContext, *, public: bool = False) -> Stats:
     """The seeds' table (count and % of examined), totals, consensus and verdict counts (per
     value and per provenance level), and per-participant credit, best first."""
     with ctx.store.session() as session:
-        counts = [int(x or 0) for x in compute.run_sql(session, ctx, _ROWS_SQL, public, None)[0]]
-        consensus_rows = compute.run_sql(session, ctx, _CONSENSUS_COUNTS_SQL, public, None)
-        verdict_rows = compute.run_sql(session, ctx, _VERDICT_COUNTS_SQL, public, None)
-        totals_row = compute.run_sql(session, ctx, _TOTALS_SQL, public, None)[0]
-        credit_rows = compute.run_sql(session, ctx, _CREDIT_SQL, public, None)
+        tails = [_ROWS_SQL, _CONSENSUS_COUNTS_SQL, _VERDICT_COUNTS_SQL, _TOTALS_SQL, _CREDIT_SQL]
+        rows_out, consensus_rows, verdict_rows, totals_out, credit_rows = compute.run_many(
+            session, ctx, tails, public
+        )
+        counts = [int(x or 0) for x in rows_out[0]]
+        totals_row = totals_out[0]
         participants = session.scalar(
             select(func.count(Participant.id)).where(Participant.challenge_id == ctx.challenge_id)
         )
@@ -132,7 +133,10 @@ def compute_stats(ctx: ChallengeContext, *, public: bool = False) -> Stats:
         for h, t, n, vs, v, f in credit_rows
     ]  # fmt: skip
     credit.sort(key=lambda c: (-c.credit, -c.verified, -c.logbooks, c.handle))
+    from openrepro.outreach.responses import author_response_counts  # outreach imports outcomes
+
     return Stats(
+        author_responses=author_response_counts(ctx),
         challenge=name or ctx.settings.name,
         rows=rows,
         totals=Totals(
