@@ -124,8 +124,95 @@ class Settings(BaseModel):
         "a `verified` verdict counts as verified in outcomes; weaker ones count as inconclusive.",
     )
     # -- jobs and credit (issue: jobs) --
+    budget_usd: float = Field(
+        default=20.0,
+        ge=0,
+        description="Compute credit (USD) of every participant, before organizer grants. A "
+        "participant row with a positive `budget_usd` overrides it.",
+    )
+    jobs_backend: str = Field(
+        default="local",
+        pattern="^(local|hf)$",
+        description="Where `openrepro jobs run` runs commands: `local` (a subprocess on this "
+        "machine, priced by `local_flavors`) or `hf` (Hugging Face Jobs).",
+    )
+    jobs_flavor: str = Field(
+        default="",
+        description="Default flavor of a job (empty: `cpu-basic` on `hf`, the cheapest of "
+        "`local_flavors` on `local`).",
+    )
+    jobs_timeout_s: float = Field(
+        default=3600.0,
+        gt=0,
+        description="Default timeout of a job in seconds; the launch reserves price x timeout.",
+    )
+    jobs_participant: str = Field(
+        default="",
+        description="Handle the CLI acts as in `openrepro jobs` commands when `--as` is not given.",
+    )
+    local_flavors: dict[str, float] = Field(
+        default_factory=lambda: {"cpu": 0.10, "gpu": 1.00},
+        description="Flavors of the local backend and their price in USD per hour of running "
+        "time (set in openrepro.toml as a table).",
+    )
+    hf_namespace: str = Field(
+        default="",
+        description="User or organization HF Jobs run under (empty: the token's user).",
+    )
+    hf_token: str = Field(
+        default="",
+        description="Hugging Face token for HF Jobs (prefer `HF_TOKEN` or this variable; empty: "
+        "the locally saved token).",
+    )
+    hf_jobs_image: str = Field(
+        default="python:3.12",
+        description="Docker image of `openrepro jobs run` on HF Jobs (`jobs uv` uses uv's image).",
+    )
+    hf_hardware_ttl_s: float = Field(
+        default=86400.0,
+        ge=0,
+        description="Seconds the HF Jobs hardware price list (`jobs/hf_hardware.json`) is reused.",
+    )
     # -- organizer workflows (issue: organizer workflows) --
+    recheck_llm_url: str = Field(
+        default="",
+        description="OpenAI-compatible endpoint of the re-check's adversarial LLM (empty: "
+        "`llm_url`, else the embedded model).",
+    )
+    recheck_llm_model: str = Field(
+        default="",
+        description="Model of the re-check's adversarial LLM (empty: `llm_model`); another "
+        "model than the judge's gives a more independent second pass.",
+    )
+    smtp_host: str = Field(
+        default="",
+        description="SMTP server for `openrepro outreach send` (empty: messages are only "
+        "exported as .eml files).",
+    )
+    smtp_port: int = Field(default=587, ge=1, le=65535, description="Port of the SMTP server.")
+    smtp_user: str = Field(default="", description="SMTP login (empty: no authentication).")
+    smtp_password: str = Field(
+        default="", description="SMTP password (prefer the environment variable)."
+    )
+    smtp_starttls: bool = Field(
+        default=True, description="Upgrade the SMTP connection with STARTTLS before logging in."
+    )
+    smtp_from: str = Field(
+        default="",
+        description="From address of author messages, e.g. `Repro organizers <repro@example.org>`.",
+    )
     # -- provenance and replay (issue: provenance) --
+    replay_budget_seconds: float = Field(
+        default=300.0,
+        gt=0,
+        description="Seconds `openrepro replay` may spend re-running one logbook's runs; a run "
+        "whose recorded duration exceeds what is left is queued, not run.",
+    )
+    replay_memory_mb: int = Field(
+        default=4096,
+        gt=0,
+        description="Address-space limit (MiB, RLIMIT_AS) of each replayed command.",
+    )
 
     directory: Path = Field(default=Path("."), exclude=True, description="(internal)")
 

@@ -337,3 +337,20 @@ class Job(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    # -- jobs and credit (issue: jobs): migration 0004 --
+    exit_code: Mapped[int | None] = mapped_column(Integer, default=None)
+    timeout_s: Mapped[float] = mapped_column(Float, default=0.0)
+    #: Price of the flavor when the job was launched, in USD per hour of running time.
+    price_per_hour_usd: Mapped[float] = mapped_column(Float, default=0.0)
+    cost_is_estimate: Mapped[bool] = mapped_column(default=True)
+    log_path: Mapped[str | None] = mapped_column(Text, default=None)
+    workdir: Mapped[str | None] = mapped_column(Text, default=None)
+    #: Local backend: the supervisor's pid and the command's process group.
+    pid: Mapped[int | None] = mapped_column(Integer, default=None)
+    pgid: Mapped[int | None] = mapped_column(Integer, default=None)
+    error: Mapped[str | None] = mapped_column(Text, default=None)
+    #: When the reservation was settled (charged and released) in the ledger; NULL while held.
+    settled_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), default=utcnow, onupdate=utcnow
+    )
