@@ -3,7 +3,9 @@ decision table. No LLM is involved here; the LLM path only finds measurements, a
 pass through the same comparison and the same table.
 
 Comparison (:func:`compare`):
-- only measurements logged *during* a recorded run that *succeeded* count;
+- only measurements logged *during* a recorded run that *succeeded* count, and only those whose
+  run was not downgraded to ``testimony`` by the provenance checks
+  (:mod:`openrepro.provenance.checks`: a hand-made or edited run cell, a failed replay);
 - one value per seed (the run's last logged step);
 - with 3 or more seeds, the 95 % prediction interval of the seeds,
   ``mean ± t(0.975, n-1) · sd · sqrt(1 + 1/n)`` (CORE-Bench's interval), gauges their noise:
@@ -25,6 +27,7 @@ The decision table (:func:`decide`, first matching row wins):
 | --- | --- | --- | --- |
 | R1 | no usable measurement; some came from failed runs | inconclusive | run_failed |
 | R2 | no usable measurement; some were logged outside any run | inconclusive | metric_outside_run |
+| R2a | no usable measurement; some rest on runs downgraded to testimony | inconclusive | |
 | R3 | no usable measurement | inconclusive | |
 | R4 | units disagree | inconclusive | unit_mismatch |
 | R5 | run at >= 10x smaller scale than the paper (parameters, data, steps) | toy | reduced_scale |
@@ -83,6 +86,7 @@ class Comparison(BaseModel):
     unit_mismatch: bool = False
     run_failed: bool = False
     outside_run: bool = False
+    downgraded: bool = False  # some measurements rest on runs downgraded to testimony
     detail: str = ""
 
 
@@ -127,10 +131,11 @@ def compare(
     rel_tol: float = DEFAULT_REL_TOL,
 ) -> Comparison:
     """Compare a claim's measurements with one reported value (see the module docstring)."""
-    usable = [m for m in measurements if m.within_run and m.run_ok]
+    usable = [m for m in measurements if m.within_run and m.run_ok and m.level != "testimony"]
     result = Comparison(
         run_failed=any(m.within_run and not m.run_ok for m in measurements),
         outside_run=any(not m.within_run for m in measurements),
+        downgraded=any(m.within_run and m.run_ok and m.level == "testimony" for m in measurements),
     )
     values = _per_seed(usable)
     if not values:
@@ -255,6 +260,9 @@ def decide(
         if comparison.outside_run:
             return out("inconclusive", "R2", "the claim's metric was logged outside any "
                        "recorded run", "metric_outside_run")  # fmt: skip
+        if comparison.downgraded:
+            return out("inconclusive", "R2a", "the claim's metric rests only on runs whose "
+                       "record is not consistent (downgraded to testimony)")  # fmt: skip
         return out("inconclusive", "R3", "no checked measurement of the claim's metric")
     if comparison.unit_mismatch:
         return out("inconclusive", "R4", comparison.detail, "unit_mismatch")

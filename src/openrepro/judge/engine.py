@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
+import openrepro.provenance.checks as provenance_checks
 from openrepro.claims.records import ClaimView
 from openrepro.claims.values import ReportedValue
 from openrepro.errors import LLMOutputError
@@ -42,6 +43,7 @@ from openrepro.judge.gather import (
 from openrepro.judge.records import Decision, Flag, Measurement, Pointer, Scale
 from openrepro.llm import LLMClient, Message, Usage
 from openrepro.logbooks.records import LogbookRecord
+from openrepro.provenance.levels import ProvenanceLevel
 
 __all__ = ["JUDGE_VERSION", "PROMPT_VERSION", "JudgedClaim", "judge_claim", "judge_config"]
 
@@ -57,6 +59,7 @@ class JudgedClaim(BaseModel):
     evidence: list[Pointer] = Field(default_factory=list)
     measured: list[float] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
+    provenance: ProvenanceLevel = "testimony"  # the level of the evidence the verdict rests on
 
 
 def judge_config(model: str = "", rel_tol: float = DEFAULT_REL_TOL) -> str:
@@ -155,7 +158,9 @@ def _finish(
     path: Path,
     rel_tol: float,
     usage: Usage,
+    levels: provenance_checks.EvidenceLevels | None = None,
 ) -> JudgedClaim:
+    found, provenance_flags = provenance_checks.apply_levels(record, claim.id, found, levels)
     metric = _main_metric(claim, found)
     found = [m for m in found if m.metric == metric]  # seeds of one metric, never a mixture
     reported = _reported_for(claim, metric)
@@ -168,12 +173,13 @@ def _finish(
         ratio = scale_ratio(_paper_scale(claim), _logbook_scale(record, claim.id))
         quantified = is_quantified_over_all(claim.text, claim.kind)
         decision = decide(comparison, ratio=ratio, quantified_over_all=quantified)
-    decision.flags = list(
-        dict.fromkeys([*decision.flags, *_extra_flags(record, claim, decision.verdict)])
-    )
+    extra = _extra_flags(record, claim, decision.verdict)
+    decision.flags = list(dict.fromkeys([*decision.flags, *provenance_flags, *extra]))
+    used = [m for m in found if m.within_run and m.run_ok and m.level != "testimony"]
     return JudgedClaim(
         claim_id=claim.id, decision=decision, path=path, usage=usage,
         evidence=[m.pointer for m in found], measured=[m.value for m in found],
+        provenance=provenance_checks.verdict_level(used),
     )  # fmt: skip
 
 
@@ -244,22 +250,26 @@ def judge_claim(
     client: LLMClient | None = None,
     clients: Sequence[LLMClient] = (),
     rel_tol: float = DEFAULT_REL_TOL,
+    levels: provenance_checks.EvidenceLevels | None = None,
 ) -> JudgedClaim:
     """Judge ``claim`` in ``record`` (see the module docstring). With several ``clients`` (a
     panel of judges) on the LLM path, each extracts on its own and any disagreement between
-    their verdicts gives ``inconclusive`` (rule R9)."""
+    their verdicts gives ``inconclusive`` (rule R9). ``levels`` are the standings of the runs
+    from stored replays and attestations (:func:`openrepro.provenance.stored_levels`); every
+    measurement takes its run's provenance level and the verdict the weakest level it rests on
+    (:mod:`openrepro.provenance.checks`)."""
     found = [m for m in measurements(record, claim.id) if not m.metric.startswith("scale/")]
     if found:
-        return _finish(record, claim, found, "deterministic", rel_tol, Usage())
+        return _finish(record, claim, found, "deterministic", rel_tol, Usage(), levels)
     panel = [*([client] if client is not None else []), *clients]
     if not panel:
-        return _finish(record, claim, [], "deterministic", rel_tol, Usage()).model_copy(
+        return _finish(record, claim, [], "deterministic", rel_tol, Usage(), levels).model_copy(
             update={"path": "none"}
         )
     judged = []
     for judge in panel:
         extracted, usage = _llm_measurements(judge, record, claim)
-        judged.append(_finish(record, claim, extracted, "llm", rel_tol, usage))
+        judged.append(_finish(record, claim, extracted, "llm", rel_tol, usage, levels))
     first = judged[0]
     for other in judged[1:]:
         first.usage.add(other.usage)
@@ -272,4 +282,5 @@ def judge_claim(
             flags=first.decision.flags,
         )
         first.evidence, first.measured = [], []
+        first.provenance = "testimony"
     return first

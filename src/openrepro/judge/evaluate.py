@@ -15,6 +15,8 @@ most recent one by default) with the gold labels:
 - per-class precision, recall and F1, and their macro average over the classes present in the
   gold labels or the predictions (a class never seen on either side is left out);
 - the same macro-F1 per claim kind (``result``, ``theory``, ...);
+- the predicted verdicts per provenance level (``testimony``, ``self-recorded``, ``replayed``,
+  ``attested``) and how often each level's verdicts agree with gold;
 - the share of verdicts decided without an LLM (``judge_model`` starting with ``rules:``) and the
   tokens and seconds spent per verdict.
 """
@@ -31,6 +33,7 @@ from sqlalchemy import select
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import NotFoundError, OpenReproError
 from openrepro.judge.records import VERDICTS, Verdict
+from openrepro.provenance.levels import PROVENANCE_LEVELS
 from openrepro.store import Claim, Logbook, Paper, Participant
 from openrepro.store import Verdict as StoredVerdict
 
@@ -84,6 +87,7 @@ class CaseResult(BaseModel):
     predicted: str | None  # None: no verdict stored under the config
     deterministic: bool = False
     rationale: str = ""
+    provenance: str | None = None  # the verdict's provenance level
 
 
 class EvalReport(BaseModel):
@@ -99,6 +103,9 @@ class EvalReport(BaseModel):
     tokens_out_per_verdict: float = 0.0
     seconds_per_verdict: float = 0.0
     cases: list[CaseResult] = Field(default_factory=list)
+    #: provenance level -> predicted verdict -> count, and accuracy against gold per level
+    by_provenance: dict[str, dict[str, int]] = Field(default_factory=dict)
+    accuracy_by_provenance: dict[str, float] = Field(default_factory=dict)
 
     @property
     def disagreements(self) -> list[CaseResult]:
@@ -247,6 +254,7 @@ def evaluate(
                 predicted=verdict.verdict if verdict is not None else None,
                 deterministic=verdict is not None and verdict.judge_model.startswith("rules:"),
                 rationale=verdict.rationale if verdict is not None else "",
+                provenance=verdict.provenance if verdict is not None else None,
             )
         )  # fmt: skip
     matrix, missing = _confusion(cases)
@@ -256,7 +264,17 @@ def evaluate(
         kind_matrix, kind_missing = _confusion(c for c in cases if c.kind == kind)
         by_kind[kind] = score_confusion(kind_matrix, kind_missing)[1]
     count = len(stored)
+    by_level: dict[str, dict[str, int]] = {
+        level: dict.fromkeys(VERDICTS, 0) for level in PROVENANCE_LEVELS
+    }
+    hits: dict[str, int] = dict.fromkeys(PROVENANCE_LEVELS, 0)
+    for case in cases:
+        if case.predicted is not None and case.provenance in by_level:
+            by_level[case.provenance][case.predicted] += 1
+            hits[case.provenance] += case.predicted == case.gold
+    accuracy = {lv: _ratio(hits[lv], sum(by_level[lv].values())) for lv in PROVENANCE_LEVELS}
     return EvalReport(
+        by_provenance=by_level, accuracy_by_provenance=accuracy,
         judge_config=config, labels=len(labels), confusion=matrix, missing=sum(missing.values()),
         per_class=per_class, macro_f1=macro, macro_f1_by_kind=by_kind,
         deterministic_share=_ratio(sum(c.deterministic for c in cases), count),
@@ -287,6 +305,12 @@ def render_table(report: EvalReport) -> str:
     for score in report.per_class:
         lines.append(f"| {score.verdict} | {score.precision:.3f} | {score.recall:.3f} | "
                      f"{score.f1:.3f} | {score.support} |")  # fmt: skip
+    lines += ["", "| provenance | " + " | ".join(VERDICTS) + " | agrees with gold |",
+              "| --- |" + " ---: |" * (len(VERDICTS) + 1)]  # fmt: skip
+    for level in PROVENANCE_LEVELS:
+        per_level = report.by_provenance.get(level, {})
+        lines.append(f"| {level} | " + " | ".join(str(per_level.get(v, 0)) for v in VERDICTS)
+                     + f" | {report.accuracy_by_provenance.get(level, 0.0):.3f} |")  # fmt: skip
     lines += ["", "| claim kind | macro-F1 |", "| --- | ---: |"]
     lines += [f"| {kind} | {f1:.3f} |" for kind, f1 in report.macro_f1_by_kind.items()]
     if report.disagreements:

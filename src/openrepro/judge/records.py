@@ -11,6 +11,8 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
+from openrepro.provenance.levels import ProvenanceLevel
+
 __all__ = [
     "FLAGS",
     "VERDICTS",
@@ -34,6 +36,13 @@ Flag = Literal[
     "run_failed",
     "artifact_not_from_run",
     "metric_outside_run",
+    # provenance checks (issue 11): evidence downgraded to testimony or contradicted
+    "run_cell_inconsistent",
+    "output_edited",
+    "script_cannot_log_metric",
+    "artifact_changed_after_run",
+    "replay_mismatch",
+    "attestation_mismatch",
 ]
 FLAGS: tuple[Flag, ...] = get_args(Flag)
 
@@ -71,6 +80,7 @@ class Measurement(BaseModel):
     pointer: Pointer
     run_ok: bool = True
     within_run: bool = True  # logged while a recorded run was running
+    level: ProvenanceLevel = "self-recorded"  # provenance of the run it came from
 
 
 class Scale(BaseModel):

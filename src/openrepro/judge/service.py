@@ -3,24 +3,35 @@
 Verdicts are idempotent per (logbook revision, claim, judge config): a logbook's verdicts are
 written in one transaction once all its claims are judged, and a re-run skips claims that
 already have a verdict under the same config, so an interrupted run resumes where it stopped.
+
+Provenance (issue 11): before judging a logbook, the runs it ties to compute jobs are attested
+(:func:`openrepro.provenance.attest_logbook`, once), and the stored replays and attestations
+give each run its level (:func:`openrepro.provenance.stored_levels`). A verdict stored before a
+newer replay or attestation of its logbook is judged again and updated in place (unless an
+organizer edited it), so it records the new level.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from typing import Literal
 
 from pydantic import BaseModel, Field
 from sqlalchemy import func, select
 
+import openrepro.provenance.attest as provenance_attest
+import openrepro.provenance.checks as provenance_checks
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.service import claim_view
 from openrepro.errors import NotFoundError
+from openrepro.identity.service import ensure_writable
 from openrepro.judge.engine import JUDGE_VERSION, PROMPT_VERSION, judge_claim, judge_config
 from openrepro.llm import LLMClient, Usage
 from openrepro.logbooks.records import LogbookRecord
 from openrepro.store import Claim, Logbook, Paper, Participant, Verdict
+from openrepro.store.tables_provenance import Replay
 
 __all__ = ["JudgeReport", "VerdictRow", "judge_logbooks", "judge_targets"]
 
@@ -34,6 +45,7 @@ class VerdictRow(BaseModel):
     path: Literal["deterministic", "llm", "none"]
     flags: list[str]
     rationale: str
+    provenance: str = "testimony"
     skipped: bool = False  # a verdict under this config existed already
 
 
@@ -72,10 +84,16 @@ def judge_targets(
         return sorted(latest.values())
 
 
+def _naive_utc(moment: datetime) -> datetime:
+    """SQLite gives back naive UTC times, PostgreSQL aware ones: compare them as naive UTC."""
+    return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
+
+
 def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
                config: str, model: str) -> tuple[list[VerdictRow], Usage]:  # fmt: skip
     usage = Usage()
     rows: list[VerdictRow] = []
+    provenance_attest.attest_if_cited(ctx, logbook_id)
     with ctx.store.session() as session:
         book = session.get(Logbook, logbook_id)
         assert book is not None
@@ -86,16 +104,26 @@ def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
         claims = session.scalars(
             select(Claim).where(Claim.paper_id == paper.id, Claim.status == "active")
         ).all()
-        done = set(
-            session.scalars(
-                select(Verdict.claim_id).where(
-                    Verdict.logbook_id == book.id, Verdict.judge_config == config
-                )
-            )
+        levels = provenance_checks.stored_levels(session, book.id)
+        newest = session.scalar(
+            select(func.max(Replay.created_at)).where(Replay.logbook_id == book.id)
         )
+        existing = {
+            v.claim_id: v
+            for v in session.scalars(
+                select(Verdict).where(Verdict.logbook_id == book.id, Verdict.judge_config == config)
+            )
+        }
         for claim in claims:
             view = claim_view(claim, paper.venue_id)
-            if claim.id in done:
+            old = existing.get(claim.id)
+            stale = (
+                old is not None
+                and newest is not None
+                and not old.edits
+                and _naive_utc(old.created_at) < _naive_utc(newest)
+            )
+            if old is not None and not stale:
                 rows.append(
                     VerdictRow(logbook_id=book.id, claim_id=view.id, participant=person.handle,
                                verdict="", rule="", path="none", flags=[], rationale="",
@@ -103,27 +131,31 @@ def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
                 )  # fmt: skip
                 continue
             started = time.perf_counter()
-            judged = judge_claim(record, view, clients=clients)
+            judged = judge_claim(record, view, clients=clients, levels=levels)
             usage.add(judged.usage)
             decision = judged.decision
-            provenance = "self-recorded" if judged.evidence else "testimony"
-            session.add(
-                Verdict(
-                    logbook_id=book.id, claim_id=claim.id, verdict=decision.verdict,
-                    rationale=f"[{decision.rule}] {decision.rationale}",
-                    evidence=[p.model_dump(exclude_defaults=True) for p in judged.evidence],
-                    flags=decision.flags, provenance=provenance, judge_config=config,
-                    judge_model=model if judged.path == "llm" else f"rules:{JUDGE_VERSION}",
-                    prompt_version=PROMPT_VERSION if judged.path == "llm" else "",
-                    tokens_in=judged.usage.prompt_tokens,
-                    tokens_out=judged.usage.completion_tokens,
-                    seconds=round(time.perf_counter() - started, 4),
-                )
+            values = dict(
+                verdict=decision.verdict,
+                rationale=f"[{decision.rule}] {decision.rationale}",
+                evidence=[p.model_dump(exclude_defaults=True) for p in judged.evidence],
+                flags=decision.flags, provenance=judged.provenance, judge_config=config,
+                judge_model=model if judged.path == "llm" else f"rules:{JUDGE_VERSION}",
+                prompt_version=PROMPT_VERSION if judged.path == "llm" else "",
+                tokens_in=judged.usage.prompt_tokens,
+                tokens_out=judged.usage.completion_tokens,
+                seconds=round(time.perf_counter() - started, 4),
             )  # fmt: skip
+            if old is not None:  # stale: a replay or attestation came after it
+                for name, value in values.items():
+                    setattr(old, name, value)
+                old.created_at = datetime.now(UTC)
+            else:
+                session.add(Verdict(logbook_id=book.id, claim_id=claim.id, **values))
             rows.append(
                 VerdictRow(logbook_id=book.id, claim_id=view.id, participant=person.handle,
                            verdict=decision.verdict, rule=decision.rule, path=judged.path,
-                           flags=list(decision.flags), rationale=decision.rationale)
+                           flags=list(decision.flags), rationale=decision.rationale,
+                           provenance=judged.provenance)
             )  # fmt: skip
     return rows, usage
 
@@ -140,6 +172,7 @@ def judge_logbooks(
     """Judge every active claim of the chosen logbooks (default: the newest revision of each
     participant's logbook per paper); one transaction per logbook. ``panel`` adds judges: on
     the LLM path their verdicts must agree, else the claim is ``inconclusive``."""
+    ensure_writable(ctx)
     started = time.perf_counter()
     clients = [*([client] if client is not None else []), *panel]
     model = "+".join(c.backend.model for c in clients)

@@ -1,0 +1,71 @@
+"""`openrepro replay`: re-run a logbook's recorded runs and record whether they match."""
+
+from __future__ import annotations
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from openrepro.cli._common import FormatOption, OutputFormat, console, open_from, print_json
+from openrepro.provenance.replay import ReplayReport, replay_all, replay_logbook
+
+__all__ = ["replay"]
+
+
+def _show(report: ReplayReport) -> None:
+    table = Table(title=f"logbook {report.logbook_id}" + (f", claim {report.claim}"
+                  if report.claim else ""), title_justify="left")  # fmt: skip
+    for column in ("run", "status", "level", "seconds", "details"):
+        table.add_column(column, overflow="fold")
+    for result in report.results:
+        details = result.details
+        why = "; ".join(
+            str(x)
+            for x in [details.get("problem"), *details.get("metric_problems", []),
+                      *details.get("output_lines_missing", [])[:3]]
+            if x
+        )  # fmt: skip
+        table.add_row(escape(result.run_id), result.status, result.level,
+                      f"{result.seconds:.1f}", escape(why))  # fmt: skip
+    console.print(table)
+    console.print(f"isolation: {report.isolation}")
+    for warning in report.warnings:
+        console.print(f"[yellow]warning:[/] {escape(warning)}")
+
+
+def replay(
+    ctx: typer.Context,
+    logbook: int | None = typer.Argument(None, help="Logbook id (see `logbook ls`)."),
+    claim: str | None = typer.Option(
+        None, "--claim", help="Only the runs behind this claim (`C1` or `paper/C1`)."
+    ),
+    budget_seconds: float | None = typer.Option(
+        None, "--budget-seconds", help="Seconds for this logbook (default: replay_budget_seconds)."
+    ),
+    memory_mb: int | None = typer.Option(
+        None, "--memory-mb", help="Memory limit per run in MiB (default: replay_memory_mb)."
+    ),
+    all_: bool = typer.Option(False, "--all", help="Every logbook (newest revision each)."),
+    budget_per_logbook: float | None = typer.Option(
+        None, "--budget-per-logbook", help="With --all: seconds per logbook; longer runs queue."
+    ),
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """Re-run the recorded runs behind a logbook's evidence in a fresh working copy (time and
+    memory limits, no network where `unshare` allows it), compare outputs and metrics with the
+    record, and store the result: a matched replay makes the evidence `replayed`."""
+    if (logbook is None) == (not all_):
+        raise typer.BadParameter("name one logbook, or pass --all")
+    challenge = open_from(ctx)
+    if all_:
+        per = budget_per_logbook or challenge.settings.replay_budget_seconds
+        reports = replay_all(challenge, budget_per_logbook=per, memory_mb=memory_mb)
+    else:
+        assert logbook is not None
+        reports = [replay_logbook(challenge, logbook, claim=claim, budget_seconds=budget_seconds,
+                                  memory_mb=memory_mb)]  # fmt: skip
+    if fmt is OutputFormat.json:
+        print_json(reports if all_ else reports[0])
+        return
+    for report in reports:
+        _show(report)

@@ -1,0 +1,250 @@
+"""Consistency checks of self-recorded evidence, and the provenance level of each run.
+
+A Trackio run cell is plain Markdown: it can be typed by hand or edited after the run. Trackio
+0.43 records no hash of a cell's content, so the checks look for what a hand-made or edited cell
+gets wrong (:func:`check_record`, :func:`apply_levels`):
+
+- ``run_cell_inconsistent``: the cell's body does not show what ``trackio logbook run`` writes
+  from the header it records: the ``$ <command>`` line and the ``exit <code> · <seconds>s`` line
+  must agree with the header's ``command``, ``exit_code`` and ``duration_s``;
+- ``output_edited``: the run's output prints the claim's metric (a line naming it, with numbers)
+  but none of the values the run logged for it (as printed, to the digits shown);
+- ``script_cannot_log_metric``: the scripts the cell shows are the whole program (Python only,
+  importing nothing beyond the standard library and numerical packages) and neither mention
+  ``trackio`` nor the metric's key, so the run cannot have logged the metric;
+- ``artifact_changed_after_run``: an artifact cell recorded the file's size when the run wrote it,
+  and the file has another size now (the file changed after the run; PaperBench's mtime rule,
+  with the size Trackio records standing in for the mtime it does not);
+- ``metric_outside_run`` (decision table, R2) and ``artifact_not_from_run`` (engine) exist
+  already.
+
+A run with ``run_cell_inconsistent``, ``output_edited`` or ``script_cannot_log_metric`` is
+downgraded to ``testimony``: its measurements no longer count, whatever a replay found. A
+stored replay or attestation (:class:`EvidenceLevels`, from the ``replays`` table) raises a
+run to ``replayed``/``attested`` when it matched, and downgrades it to ``testimony`` with
+``replay_mismatch`` / ``attestation_mismatch`` when it did not.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+from collections.abc import Iterable, Sequence
+
+from pydantic import BaseModel, Field
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from openrepro.judge.gather import claim_metric_prefix
+from openrepro.judge.records import Flag, Measurement
+from openrepro.logbooks.records import LogbookRecord, Run
+from openrepro.provenance.levels import ProvenanceLevel, check_level, level_rank, weakest
+from openrepro.store.tables_provenance import Replay
+
+__all__ = [
+    "DOWNGRADING_FLAGS",
+    "EvidenceLevels",
+    "RunStanding",
+    "apply_levels",
+    "artifact_changes",
+    "cell_problems",
+    "check_record",
+    "output_disagrees",
+    "script_can_log",
+    "stored_levels",
+    "verdict_level",
+]
+
+#: Flags that take a run's evidence down to ``testimony``.
+DOWNGRADING_FLAGS: tuple[Flag, ...] = (
+    "run_cell_inconsistent",
+    "output_edited",
+    "script_cannot_log_metric",
+    "replay_mismatch",
+    "attestation_mismatch",
+)
+#: Third-party packages that cannot log to Trackio on their own (numerical work only).
+NON_LOGGING_PACKAGES = frozenset({"numpy", "scipy", "pandas", "sympy", "mpmath", "torch"})
+
+_EXIT_RE = re.compile(r"^exit (-?\d+) · (\d+(?:\.\d+)?)s$", re.MULTILINE)
+_IMPORT_RE = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w., ]+))", re.MULTILINE)
+_NUMBER_RE = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+class RunStanding(BaseModel):
+    """What a replay or an attestation says about one run."""
+
+    level: ProvenanceLevel = "self-recorded"
+    flags: list[Flag] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+
+class EvidenceLevels(BaseModel):
+    """Standings of a logbook's runs from replays and attestations, keyed by run (cell) id."""
+
+    runs: dict[str, RunStanding] = Field(default_factory=dict)
+
+
+def cell_problems(record: LogbookRecord) -> dict[str, list[str]]:
+    """Per run id, how its cell's body disagrees with its header (empty: none does)."""
+    cells = {cell.id: cell for page in record.pages for cell in page.cells}
+    found: dict[str, list[str]] = {}
+    if record.format != "trackio":
+        return found
+    for run in record.runs:
+        cell = cells.get(run.id)
+        if cell is None:
+            continue
+        problems: list[str] = []
+        if f"$ {shlex.join(run.command)}" not in cell.body.splitlines():
+            problems.append("the body does not show the recorded command")
+        match = _EXIT_RE.search(cell.body)
+        if match is None:
+            problems.append("the body has no 'exit <code> · <seconds>s' line")
+        else:
+            if run.exit_code is not None and int(match.group(1)) != run.exit_code:
+                problems.append("the body's exit code differs from the header's")
+            if run.duration_s is not None and abs(float(match.group(2)) - run.duration_s) > 0.11:
+                problems.append("the body's duration differs from the header's")
+        if problems:
+            found[run.id] = problems
+    return found
+
+
+def _printed(literal: str, value: float) -> bool:
+    """Does the number written as ``literal`` show ``value`` to the digits it has?"""
+    number = float(literal)
+    mantissa = literal.lower().split("e")[0]
+    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    scale = abs(number) * 1.000001 if "e" in literal.lower() else 1.0
+    allowed: float = 0.5 * 10.0 ** (-decimals) * scale + 1e-12 * max(abs(value), 1.0)
+    return abs(number - value) <= allowed
+
+
+def output_disagrees(run: Run, metric: str, key: str, values: Sequence[float]) -> bool:
+    """The output names the metric on lines with numbers, yet prints none of ``values``."""
+    names = {metric.lower(), metric.replace("_", " ").lower(), key.lower()}
+    numbers = [
+        literal
+        for line in run.output.splitlines()
+        if any(name and name in line.lower() for name in names)
+        for literal in _NUMBER_RE.findall(line.replace(key, ""))
+    ]
+    if not numbers or not values:
+        return False
+    return not any(_printed(literal, value) for literal in numbers for value in values)
+
+
+def _imports(source: str) -> set[str]:
+    found: set[str] = set()
+    for single, several in _IMPORT_RE.findall(source):
+        names = [single] if single else [n.strip().split(" ")[0] for n in several.split(",")]
+        found |= {name.split(".")[0] for name in names if name}
+    return found
+
+
+def script_can_log(run: Run, key: str) -> bool:
+    """False only when the shown scripts are provably the whole program and cannot log ``key``
+    (see the module docstring); True whenever that cannot be told."""
+    if not run.scripts or not all(name.endswith(".py") for name in run.scripts):
+        return True
+    text = "\n".join([shlex.join(run.command), *run.scripts.values()])
+    if "trackio" in text or key in text:
+        return True
+    local = {name.rsplit("/", 1)[-1][:-3] for name in run.scripts}
+    allowed = set(sys.stdlib_module_names) | NON_LOGGING_PACKAGES | local
+    if any(name not in allowed for source in run.scripts.values() for name in _imports(source)):
+        return True  # another module might log (e.g. a library reporting to Trackio)
+    other_files = re.findall(r"[\w./-]+\.(?:py|sh|bash)\b", text)
+    shown = {name.rsplit("/", 1)[-1] for name in run.scripts}
+    return any(str(path).rsplit("/", 1)[-1] not in shown for path in other_files)
+
+
+def artifact_changes(record: LogbookRecord) -> list[str]:
+    """Paths of artifacts whose cell recorded a size other than the file's size now."""
+    cells = {cell.id: cell for page in record.pages for cell in page.cells}
+    changed: list[str] = []
+    for artifact in record.artifacts:
+        cell = cells.get(artifact.cell)
+        size = cell.meta.get("size") if cell is not None else None
+        if isinstance(size, int) and not isinstance(size, bool) and size != artifact.file.size:
+            changed.append(artifact.file.path)
+    return changed
+
+
+def check_record(record: LogbookRecord) -> dict[str, list[Flag]]:
+    """Claim-independent flags per run id (``""`` holds the logbook-wide ones)."""
+    found: dict[str, list[Flag]] = {run_id: ["run_cell_inconsistent"]
+                                    for run_id in cell_problems(record)}  # fmt: skip
+    if artifact_changes(record):
+        found.setdefault("", []).append("artifact_changed_after_run")
+    return found
+
+
+def apply_levels(
+    record: LogbookRecord,
+    claim_id: str,
+    found: Sequence[Measurement],
+    external: EvidenceLevels | None = None,
+) -> tuple[list[Measurement], list[Flag]]:
+    """Give each measurement its run's level; returns them and the flags raised on the way."""
+    external = external or EvidenceLevels()
+    runs = {run.id: run for run in record.runs}
+    static = check_record(record)
+    prefix = claim_metric_prefix(claim_id)
+    flags: list[Flag] = list(static.get("", []))
+    levelled: list[Measurement] = []
+    for m in found:
+        run = runs.get(m.run)
+        if run is None or not m.within_run:
+            # not tied to a run cell by id (an LLM-picked metric names Trackio's run name)
+            level_of: ProvenanceLevel = "self-recorded" if m.within_run else "testimony"
+            levelled.append(m.model_copy(update={"level": level_of}))
+            continue
+        own: list[Flag] = list(static.get(run.id, []))
+        key = m.pointer.key or prefix + m.metric
+        if not script_can_log(run, key):
+            own.append("script_cannot_log_metric")
+        values = [x.value for x in found if x.run == run.id and x.metric == m.metric]
+        if output_disagrees(run, m.metric, key, values):
+            own.append("output_edited")
+        level: ProvenanceLevel = "testimony" if own else "self-recorded"
+        standing = external.runs.get(run.id)
+        if standing is not None:
+            # a matched replay cannot clear what the record itself gets wrong
+            level = "testimony" if own else standing.level
+            own += standing.flags
+        flags += own
+        levelled.append(m.model_copy(update={"level": level}))
+    return levelled, list(dict.fromkeys(flags))
+
+
+def verdict_level(used: Iterable[Measurement]) -> ProvenanceLevel:
+    """The level a verdict resting on ``used`` takes: the weakest of them (testimony if none)."""
+    return weakest(m.level for m in used)
+
+
+def stored_levels(session: Session, logbook_id: int) -> EvidenceLevels:
+    """The standings the ``replays`` table gives a logbook's runs (the newest row of each kind
+    per run decides; a matched attestation outranks a matched replay; a mismatch of either
+    downgrades the run)."""
+    rows = session.scalars(
+        select(Replay).where(Replay.logbook_id == logbook_id).order_by(Replay.id)
+    ).all()
+    latest: dict[tuple[str, str], Replay] = {(row.run_id, row.kind): row for row in rows}
+    levels = EvidenceLevels()
+    for (run_id, kind), row in sorted(latest.items()):
+        standing = levels.runs.setdefault(run_id, RunStanding())
+        if row.status == "mismatched":
+            flag: Flag = "attestation_mismatch" if kind == "attest" else "replay_mismatch"
+            standing.flags.append(flag)
+            standing.notes.append(f"{kind} #{row.id} mismatched")
+        elif row.status == "matched" and level_rank(row.level) > level_rank(standing.level):
+            standing.level = check_level(row.level)
+            standing.notes.append(f"{kind} #{row.id} matched")
+    for standing in levels.runs.values():
+        if standing.flags:
+            standing.level = "testimony"
+    levels.runs = {k: v for k, v in levels.runs.items() if v.flags or v.notes}
+    return levels
