@@ -15,6 +15,7 @@ from test_bundle import make_bundle
 from openrepro.board import create_app
 from openrepro.challenge import ChallengeContext
 from openrepro.identity import register
+from openrepro.logbooks.submit import submit_logbook
 from openrepro.papers.records import PaperRecord
 from openrepro.papers.service import import_papers
 from openrepro.store import Claim, Paper, Participant
@@ -169,3 +170,32 @@ def test_unknown_routes_and_filters(api: TestClient) -> None:
     assert [p["venue_id"] for p in listed["papers"]] == ["p1"]
     spec = api.get("/api/openapi.json").json()
     assert "/api/v1/logbooks" in spec["paths"] and "/api/v1/papers/{venue_id}" in spec["paths"]
+
+
+def test_a_frozen_challenge_refuses_every_write(
+    challenge: ChallengeContext, tmp_path: Path
+) -> None:
+    from openrepro.claims.service import edit_claim
+    from openrepro.errors import FrozenError
+    from openrepro.identity import reopen, set_frozen
+    from openrepro.judge.service import judge_logbooks
+
+    records = [PaperRecord(venue_id="p1", title="Paper")]
+    import_papers(challenge.store, challenge.challenge_id, records, source="test")
+    with challenge.store.session() as session:
+        paper = session.scalar(select(Paper).where(Paper.venue_id == "p1"))
+        assert paper is not None
+        session.add(Claim(paper_id=paper.id, key="C1", text="accuracy is 0.87", kind="result"))
+    set_frozen(challenge)
+    with pytest.raises(FrozenError):
+        submit_logbook(challenge, make_bundle(tmp_path / "b"), handle="ada")
+    with pytest.raises(FrozenError):
+        import_papers(challenge.store, challenge.challenge_id, records, source="again")
+    with pytest.raises(FrozenError), challenge.store.session() as session:
+        edit_claim(session, challenge.challenge_id, "p1/C1", editor="o", reason="r", text="x")
+    with pytest.raises(FrozenError):
+        judge_logbooks(challenge, None)
+    with pytest.raises(FrozenError):
+        register(challenge, "newcomer")
+    reopen(challenge)
+    assert submit_logbook(challenge, make_bundle(tmp_path / "c"), handle="ada").status == "new"

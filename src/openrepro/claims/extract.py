@@ -35,6 +35,7 @@ from openrepro.claims.records import (
 from openrepro.claims.text import Sentence, candidate_sentences, locate
 from openrepro.claims.values import ReportedValue, parse_scale, parse_values
 from openrepro.errors import LLMOutputError, NotFoundError
+from openrepro.identity.service import ensure_writable
 from openrepro.llm import LLMClient, Message, Usage
 from openrepro.store import Claim, ClaimEdit, ClaimExtraction, Paper
 
@@ -330,6 +331,7 @@ def extract_claims(
     """Extract claims for the given papers (all when None), skipping papers already done
     unless ``redo``. Each paper is stored in its own transaction as soon as it is ready, so an
     interrupted run loses at most the papers in flight and a re-run resumes."""
+    ensure_writable(ctx)
     started = time.perf_counter()
     report = ExtractionReport()
     usage_before = client.usage.model_copy()

@@ -16,6 +16,7 @@ from openrepro.claims.records import ClaimView, Quote
 from openrepro.claims.text import locate
 from openrepro.claims.values import Scale, parse_scale, parse_values
 from openrepro.errors import NotFoundError, OpenReproError
+from openrepro.identity.service import check_not_frozen
 from openrepro.store import CLAIM_KINDS, Claim, ClaimEdit, Paper
 
 __all__ = [
@@ -168,6 +169,7 @@ def add_claim(
         raise ClaimError("a claim needs text")
     if not quotes:
         raise ClaimError("a claim needs at least one verbatim quote from the paper (--quote)")
+    check_not_frozen(session, challenge_id)
     paper = _paper(session, challenge_id, venue_id)
     grounded = ground_quotes(paper, quotes)
     reported, scale = _derived(paper, grounded)
@@ -197,6 +199,7 @@ def edit_claim(
 ) -> ClaimView:
     """Change text, kind, quotes and/or the relative tolerance the judge allows on the reported
     values; each changed field leaves an edit (old, new, who, why)."""
+    check_not_frozen(session, challenge_id)
     claim, paper = get_claim(session, challenge_id, claim_id)
     if claim.status != "active":
         raise ClaimError(f"claim {claim_id} is {claim.status}; it cannot be edited")
@@ -236,6 +239,7 @@ def remove_claim(
     session: Session, challenge_id: int, claim_id: str, *, editor: str, reason: str
 ) -> ClaimView:
     """Mark a claim removed (the row, its key and its history stay)."""
+    check_not_frozen(session, challenge_id)
     claim, paper = get_claim(session, challenge_id, claim_id)
     if claim.status == "removed":
         raise ClaimError(f"claim {claim_id} is already removed")

@@ -9,7 +9,28 @@ import typer
 from rich.markup import escape
 
 from openrepro import __version__
-from openrepro.cli import claims, db, demo, init, judge, logbook, papers, pull, submit
+from openrepro.cli import (
+    claims,
+    db,
+    demo,
+    freeze,
+    init,
+    jobs,
+    judge,
+    logbook,
+    outreach,
+    papers,
+    participants,
+    pull,
+    recheck,
+    replay,
+    review,
+    serve,
+    site,
+    stats,
+    submit,
+    verdicts,
+)
 from openrepro.cli._common import err_console
 from openrepro.errors import OpenReproError
 
@@ -51,10 +72,21 @@ app.command("init")(init.init)
 app.command("demo")(demo.demo)
 app.command("pull")(pull.pull)
 app.command("submit")(submit.submit)
-app.add_typer(judge.app, name="judge")
+app.command("stats")(stats.stats)
+app.command("serve")(serve.serve)
+app.command("freeze")(freeze.freeze)
+app.command("replay")(replay.replay)
 app.add_typer(papers.app, name="papers")
 app.add_typer(claims.app, name="claims")
 app.add_typer(logbook.app, name="logbook")
+app.add_typer(judge.app, name="judge")
+app.add_typer(verdicts.app, name="verdicts")
+app.add_typer(participants.app, name="participants")
+app.add_typer(jobs.app, name="jobs")
+app.add_typer(recheck.app, name="recheck")
+app.add_typer(outreach.app, name="outreach")
+app.add_typer(review.app, name="review")
+app.add_typer(site.app, name="site")
 app.add_typer(db.app, name="db")
 
 

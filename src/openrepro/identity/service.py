@@ -29,6 +29,7 @@ __all__ = [
     "ParticipantView",
     "Registration",
     "authenticate",
+    "check_not_frozen",
     "ensure_writable",
     "get_participant",
     "hash_token",
@@ -216,22 +217,23 @@ def list_participants(ctx: ChallengeContext) -> list[ParticipantView]:
         return [_view(r, int(counts.get(r.id, 0))) for r in rows]
 
 
+def check_not_frozen(session: Session, challenge_id: int) -> None:
+    """Raise :class:`FrozenError` when the challenge is frozen (read-only)."""
+    frozen = session.scalar(select(Challenge.frozen_at).where(Challenge.id == challenge_id))
+    if frozen is not None:
+        raise FrozenError(
+            f"the challenge was frozen at {frozen:%Y-%m-%d %H:%M} UTC and is read-only; "
+            "an organizer can reopen it with `openrepro freeze --reopen`"
+        )
+
+
 def ensure_writable(ctx: ChallengeContext, session: Session | None = None) -> None:
     """Raise :class:`FrozenError` when the challenge is frozen (read-only)."""
-
-    def check(s: Session) -> None:
-        frozen = s.scalar(select(Challenge.frozen_at).where(Challenge.id == ctx.challenge_id))
-        if frozen is not None:
-            raise FrozenError(
-                f"the challenge was frozen at {frozen:%Y-%m-%d %H:%M} UTC and is read-only; "
-                "an organizer can reopen it with `openrepro freeze --reopen`"
-            )
-
     if session is not None:
-        check(session)
+        check_not_frozen(session, ctx.challenge_id)
         return
     with ctx.store.session() as own:
-        check(own)
+        check_not_frozen(own, ctx.challenge_id)
 
 
 def set_frozen(ctx: ChallengeContext, *, actor: Actor = LOCAL_ORGANIZER) -> datetime:

@@ -28,6 +28,7 @@ from sqlalchemy import select
 
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import LogbookError, NotFoundError
+from openrepro.identity.service import check_not_frozen
 from openrepro.logbooks.records import LogbookRecord
 from openrepro.store import Claim, Logbook, Paper, Participant
 
@@ -226,6 +227,7 @@ def _store(ctx: ChallengeContext, record: LogbookRecord, handle: str) -> SubmitR
     revision = record.revision()
     warnings: list[str] = []
     with ctx.store.session() as session:
+        check_not_frozen(session, ctx.challenge_id)
         paper = session.scalar(
             select(Paper).where(
                 Paper.challenge_id == ctx.challenge_id, Paper.venue_id == record.paper_id

@@ -17,6 +17,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from openrepro.errors import NotFoundError
+from openrepro.identity.service import check_not_frozen
 from openrepro.papers.records import (
     ImportReport,
     PaperDetail,
@@ -112,6 +113,8 @@ def import_papers(
     """Import a stream of records; each batch commits on its own, skipped items are reported."""
     started = time.perf_counter()
     report = ImportReport(source=source)
+    with store.session() as session:
+        check_not_frozen(session, challenge_id)
     for batch in _batches(items, batch_size, report):
         with store.session() as session:
             created = upsert_batch(session, challenge_id, batch)
