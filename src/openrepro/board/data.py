@@ -35,6 +35,7 @@ from openrepro.papers.service import get_paper, search_papers
 from openrepro.store import Logbook, Paper, Participant
 
 __all__ = [
+    "OPEN_RECHECK",
     "PAPER_FILTERS",
     "HomeData",
     "LogbookData",
@@ -47,6 +48,8 @@ __all__ = [
     "paper_data",
     "paper_rows",
     "participant_data",
+    "pending_recheck",
+    "recheck_entries",
     "verdict_cells",
 ]
 
@@ -179,26 +182,46 @@ class PaperRow(BaseModel):
     needs_recheck: bool = False
 
 
-def _needs_recheck(outcome: PaperOutcome) -> bool:
+#: Queue statuses that still need an organizer.
+OPEN_RECHECK = ("open", "checked", "needs-more-evidence")
+
+
+def recheck_entries(
+    ctx: ChallengeContext, status: str | None = None, reason: str | None = None
+) -> list[Any]:
+    """The re-check queue (see :mod:`openrepro.recheck`), for the board."""
+    from openrepro.recheck import recheck_queue
+
+    return list(recheck_queue(ctx, status=status, reason=reason))
+
+
+def _needs_recheck(outcome: PaperOutcome, pending: set[str] | None = None) -> bool:
+    if pending is not None:
+        return outcome.paper in pending
     return outcome.falsified_any
 
 
-def _row(o: PaperOutcome) -> PaperRow:
+def _row(o: PaperOutcome, pending: set[str] | None = None) -> PaperRow:
     return PaperRow(
         venue_id=o.paper, title=o.title, status=o.status, claims=o.claims, logbooks=o.logbooks,
         verified=o.verified, falsified=o.falsified, contested=o.contested,
-        needs_recheck=_needs_recheck(o),
+        needs_recheck=_needs_recheck(o, pending),
     )  # fmt: skip
 
 
-def _matches(o: PaperOutcome, key: str) -> bool:
+def pending_recheck(ctx: ChallengeContext) -> set[str]:
+    """Papers with a queued claim no organizer has settled yet."""
+    return {e.paper for e in recheck_entries(ctx) if e.status in OPEN_RECHECK}
+
+
+def _matches(o: PaperOutcome, key: str, pending: set[str] | None = None) -> bool:
     return {
         "all": True,
         "unattempted": o.logbooks == 0,
         "attempted": o.logbooks > 0,
         "contested": o.contested_any,
         "falsified": o.falsified_any,
-        "needs-recheck": _needs_recheck(o),
+        "needs-recheck": _needs_recheck(o, pending),
         "fully-reproduced": o.fully_reproduced,
         "toy-only": o.toy_only_paper,
     }.get(key, False)
@@ -210,13 +233,16 @@ def paper_rows(
     status: str = "all",
     query: str = "",
     outcomes: list[PaperOutcome] | None = None,
+    pending: set[str] | None = None,
 ) -> list[PaperRow]:
     """Papers matching a filter (``PAPER_FILTERS``) and a full-text query, in venue-id order
     (search hits in relevance order)."""
     if status not in PAPER_FILTERS:
         raise NotFoundError(f"unknown filter {status!r}; use one of {', '.join(PAPER_FILTERS)}")
     rows = outcomes if outcomes is not None else paper_outcomes(ctx, public=True)
-    chosen = [o for o in rows if _matches(o, status)]
+    if pending is None:
+        pending = pending_recheck(ctx)
+    chosen = [o for o in rows if _matches(o, status, pending)]
     if query.strip():
         with ctx.store.session() as session:
             hits = search_papers(session, ctx.challenge_id, query, limit=500)
@@ -224,7 +250,7 @@ def paper_rows(
         chosen = sorted((o for o in chosen if o.paper in order), key=lambda o: order[o.paper])
     else:
         chosen.sort(key=lambda o: o.paper)
-    return [_row(o) for o in chosen]
+    return [_row(o, pending) for o in chosen]
 
 
 class PaperData(BaseModel):

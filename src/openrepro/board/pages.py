@@ -73,7 +73,8 @@ class WebUrls:
         if kind == "leaderboard":
             return "/leaderboard"
         if kind == "recheck":
-            return "/recheck"
+            params = {k: kw[k] for k in ("status", "reason") if kw.get(k)}
+            return "/recheck" + (f"?{urlencode(params)}" if params else "")
         if kind == "api_docs":
             return "/api/docs"
         raise KeyError(kind)
@@ -104,7 +105,8 @@ class StaticUrls:
         if kind == "leaderboard":
             return f"{r}leaderboard.html"
         if kind == "recheck":
-            return f"{r}recheck.html"
+            status = kw.get("status")
+            return f"{r}recheck{f'-{status}' if status else ''}.html"
         if kind == "api_docs":
             return f"{r}index.html"
         raise KeyError(kind)
@@ -143,18 +145,10 @@ class Renderer:
             lstrip_blocks=True,
         )
         self.title = ctx.settings.title or ctx.settings.name
-        self.has_recheck = False  # set by the board once the re-check page is wired
+        self.has_recheck = True
 
     def render(self, template: str, url: UrlFor, *, static: bool, **values: Any) -> str:
         return self.env.get_template(template).render(
             url=url, static=static, csp=BOARD_CSP, challenge_title=self.title,
             has_recheck=self.has_recheck, filters=PAPER_FILTERS, **values,
         )  # fmt: skip
-
-
-def _has_recheck() -> bool:
-    try:
-        import openrepro.recheck  # noqa: F401
-    except ImportError:
-        return False
-    return True

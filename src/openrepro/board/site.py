@@ -259,8 +259,9 @@ def build_board_site(
         partial(renderer.render, "leaderboard.html", url0, static=True, credit=stats.credit),
     )
     url1 = StaticUrls(1)
+    pending = board_data.pending_recheck(ctx)
     for status in board_data.PAPER_FILTERS:
-        rows = board_data.paper_rows(ctx, status=status, outcomes=outcomes)
+        rows = board_data.paper_rows(ctx, status=status, outcomes=outcomes, pending=pending)
         pages = max(1, -(-len(rows) // PAGE_SIZE))
         for page in range(1, pages + 1):
             shown, _ = page_slice(rows, page)
@@ -281,9 +282,25 @@ def build_board_site(
                     pages=pages,
                 ),
             )
+    from openrepro.recheck import STATUSES
+
+    queue = board_data.recheck_entries(ctx)
+    for wanted in ("", *STATUSES):
+        entries = [e for e in queue if not wanted or e.status == wanted]
+        b.page(
+            f"recheck{f'-{wanted}' if wanted else ''}.html",
+            [wanted, _dump(entries)],
+            partial(renderer.render, "recheck.html", url0, static=True, entries=entries,
+                    status=wanted, reason="", statuses=STATUSES, reasons=()),
+        )  # fmt: skip
     tick("lists")
 
     # -- papers --
+    from openrepro.outreach import author_responses
+
+    responses: dict[str, list[Any]] = defaultdict(list)
+    for answer in author_responses(ctx):
+        responses[answer.paper].append(answer)
     url2 = StaticUrls(2)
     for venue_id, detail in details.items():
         outcome = by_venue[venue_id]
@@ -295,16 +312,19 @@ def build_board_site(
             consensus=consensus.get(outcome.paper_id, {}),
             logbooks=sorted(books_of_paper.get(venue_id, []), key=lambda x: x.id), cells=grid,
         )  # fmt: skip
+        answers = responses.get(venue_id, [])
         b.page(
             f"papers/p/{slug(venue_id)}.html",
-            pdata.model_dump(mode="json"),
-            partial(renderer.render, "paper.html", url2, static=True, data=pdata, responses=[]),
-        )
+            [pdata.model_dump(mode="json"), _dump(answers)],
+            partial(renderer.render, "paper.html", url2, static=True, data=pdata,
+                    responses=answers),
+        )  # fmt: skip
         tick("papers")
 
     # -- logbooks: the board page and the participant's own document --
     files_dir = ctx.settings.resolved_files_dir()
     copied = _FileCopier(files_dir, out / "files")
+    jobs = _Jobs(ctx)
     for book in books:
         key = (book.paper_id, book.participant)
         later = [i for i in siblings[key] if i > book.id]
@@ -314,10 +334,11 @@ def build_board_site(
             older_revisions=[i for i in siblings[key] if i < book.id],
             newer_revision=later[-1] if later else None,
         )  # fmt: skip
+        cited = jobs.cited(manifests[book.id])
         b.page(
             f"logbooks/{book.id}.html",
-            ldata.model_dump(mode="json"),
-            partial(renderer.render, "logbook.html", url1, static=True, data=ldata, jobs=[]),
+            [ldata.model_dump(mode="json"), cited],
+            partial(renderer.render, "logbook.html", url1, static=True, data=ldata, jobs=cited),
         )
         b.page(
             f"logbooks/{book.id}/index.html",
@@ -365,6 +386,24 @@ def build_board_site(
         out=str(out), pages=pages, rendered=b.rendered, written=b.written, removed=removed,
         files=len(copied.names), seconds=round(time.perf_counter() - started, 3),
     )  # fmt: skip
+
+
+class _Jobs:
+    """Compute jobs cited by logbooks, looked up in one query (nothing when there are none)."""
+
+    def __init__(self, ctx: ChallengeContext) -> None:
+        from openrepro.jobs import list_jobs
+
+        self.by_ref = {job.id: job.model_dump(mode="json") for job in list_jobs(ctx)}
+
+    def cited(self, manifest: dict[str, Any]) -> list[dict[str, Any]]:
+        if not self.by_ref:
+            return []
+        from openrepro.jobs import jobs_cited_by
+
+        refs = jobs_cited_by(LogbookRecord.model_validate(manifest))
+        return [{"ref": r, **self.by_ref.get(r, {"status": "unknown", "cost_usd": None})}
+                for r in refs]  # fmt: skip
 
 
 class _FileCopier:

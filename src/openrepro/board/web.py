@@ -253,6 +253,18 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
 
         return html("leaderboard", build)
 
+    @app.get("/recheck", response_class=HTMLResponse, include_in_schema=False)
+    def recheck(status: str = "", reason: str = "") -> HTMLResponse:
+        def build() -> str:
+            from openrepro.recheck import REASONS, STATUSES
+
+            entries = board_data.recheck_entries(ctx, status or None, reason or None)
+            return renderer.render("recheck.html", url, static=False, entries=entries,
+                                   status=status, reason=reason, statuses=STATUSES,
+                                   reasons=REASONS)  # fmt: skip
+
+        return html(f"recheck?{status}&{reason}", build)
+
     @app.get("/healthz", include_in_schema=False)
     def healthz() -> dict[str, str]:
         return {"status": "ok", "version": __version__}
