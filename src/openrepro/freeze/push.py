@@ -10,7 +10,6 @@ HTTP status; the token never appears in a message.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,12 +20,9 @@ from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
 from pydantic import BaseModel
 
 from openrepro.errors import OpenReproError
+from openrepro.logbooks.publish import PublishError, check_repo_id
 
 __all__ = ["PushError", "PushReport", "hub_token", "push_dataset"]
-
-MAX_NAME_CHARS = 96
-_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
-
 
 class PushError(OpenReproError):
     """Uploading the frozen dataset failed (the message names the repo and the HTTP status)."""
@@ -40,18 +36,10 @@ class PushReport(BaseModel):
 
 
 def _check_repo_id(repo_id: str) -> None:
-    owner, slash, name = repo_id.partition("/")
-    valid = (
-        slash == "/"
-        and all(_NAME.fullmatch(part) for part in (owner, name))
-        and len(name) <= MAX_NAME_CHARS
-        and not any(bad in repo_id for bad in ("--", ".."))
-    )
-    if not valid:
-        raise PushError(
-            f"invalid dataset id {repo_id!r}: expected owner/name (letters, digits, '-', '_', "
-            f"'.', at most {MAX_NAME_CHARS} characters, no '--' or '..')"
-        )
+    try:
+        check_repo_id(repo_id, "dataset")
+    except PublishError as exc:
+        raise PushError(str(exc)) from exc
 
 
 def hub_token(configured: str = "") -> str | None:
