@@ -130,3 +130,15 @@ def test_a_wild_seed_cannot_stretch_the_interval_into_a_match() -> None:
     assert mixed.match is None and "too noisy" in mixed.detail
     agreeing = compare([m(85.0, "a"), m(91.0, "b"), m(86.0, "c"), m(90.5, "d")], ACC)
     assert agreeing.match is True  # noisy, yet every seed is within 5 % of 88.1
+
+
+def test_extreme_numbers_never_crash_and_never_decide_wrongly() -> None:
+    inf_ignored = compare([m(float("inf"), "a"), m(88.0, "b")], ACC)
+    assert inf_ignored.match is True and inf_ignored.seeds == 1
+    huge = ReportedValue(metric="loss", value=1e308, text="1e308")
+    overflowing = compare([m(1e308, "a"), m(1.7e308, "b"), m(1.7e308, "c")], huge)
+    assert overflowing.match is None and "too large" in overflowing.detail  # no crash, no verdict
+    exact = ReportedValue(metric="loss", value=0.1 + 0.2, text="0.3")
+    assert compare([m(0.3, s) for s in "abc"], exact, rel_tol=0.0).match is True
+    tiny = ReportedValue(metric="rate", value=1e-242, text="1e-242", baseline=0.0)
+    assert compare([m(1e-242)], tiny).match is True

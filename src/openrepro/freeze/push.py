@@ -24,6 +24,7 @@ from openrepro.logbooks.publish import PublishError, check_repo_id
 
 __all__ = ["PushError", "PushReport", "hub_token", "push_dataset"]
 
+
 class PushError(OpenReproError):
     """Uploading the frozen dataset failed (the message names the repo and the HTTP status)."""
 

@@ -131,7 +131,11 @@ def compare(
     rel_tol: float = DEFAULT_REL_TOL,
 ) -> Comparison:
     """Compare a claim's measurements with one reported value (see the module docstring)."""
-    usable = [m for m in measurements if m.within_run and m.run_ok and m.level != "testimony"]
+    usable = [
+        m
+        for m in measurements
+        if m.within_run and m.run_ok and m.level != "testimony" and math.isfinite(m.value)
+    ]
     result = Comparison(
         run_failed=any(m.within_run and not m.run_ok for m in measurements),
         outside_run=any(not m.within_run for m in measurements),
@@ -142,13 +146,29 @@ def compare(
         result.detail = "no measurement from a successful recorded run"
         return result
     result.measured, result.seeds = values, len(values)
+    try:
+        return _compare_values(result, values, reported, rel_tol)
+    except (OverflowError, ValueError):
+        result.detail = "values too large to compare"
+        return result
+
+
+def _allowed(reported: ReportedValue, rel_tol: float) -> float:
+    """The tolerance around the reported value, never below float rounding of that value."""
+    base = rel_tol * abs(reported.value) if reported.value else rel_tol
+    return base + 4 * math.ulp(reported.value)
+
+
+def _compare_values(
+    result: Comparison, values: list[float], reported: ReportedValue, rel_tol: float
+) -> Comparison:
     if _units_disagree(reported, values):
         result.unit_mismatch = True
         result.detail = f"paper reports {reported.text}, logbook values look like another unit"
         return result
     if len(values) >= 3:
         result.low, result.high = prediction_interval(values)
-        allowed = rel_tol * abs(reported.value) if reported.value else rel_tol
+        allowed = _allowed(reported, rel_tol)
         if (result.high - result.low) / 2 > allowed:
             # Too noisy for the interval (one wild seed widens it until it holds anything): only
             # seeds that agree with each other decide.
@@ -178,7 +198,7 @@ def compare(
         )
     else:
         mean = statistics.fmean(values)
-        allowed = rel_tol * abs(reported.value) if reported.value else rel_tol
+        allowed = _allowed(reported, rel_tol)
         inside = abs(mean - reported.value) <= allowed
         result.low, result.high = reported.value - allowed, reported.value + allowed
         result.detail = (
@@ -187,7 +207,9 @@ def compare(
         )
     if inside and reported.baseline is not None and reported.baseline != reported.value:
         mean = statistics.fmean(values)
-        same_side = (mean - reported.baseline) * (reported.value - reported.baseline) > 0
+        same_side = mean != reported.baseline and (mean > reported.baseline) == (
+            reported.value > reported.baseline
+        )
         if not same_side:
             inside = False
             result.detail += (

@@ -296,7 +296,8 @@ def _scan_zip(archive: zipfile.ZipFile, checker: _Checker) -> list[_Entry]:
         kind = stat.S_IFMT(info.external_attr >> 16)
         member = checker.member(
             _zip_name(info),
-            is_dir=info.is_dir() or kind == stat.S_IFDIR,
+            # not info.is_dir(): it raises IndexError on an empty name
+            is_dir=info.filename.endswith("/") or kind == stat.S_IFDIR,
             size=info.file_size,
             problem=_zip_problem(info, kind),
         )
@@ -308,13 +309,17 @@ def _scan_zip(archive: zipfile.ZipFile, checker: _Checker) -> list[_Entry]:
 
 
 def _zip_name(info: zipfile.ZipInfo) -> str:
-    """The member's name; UTF-8 even without the UTF-8 flag (Info-ZIP on Linux omits it)."""
+    """The member's name; UTF-8 even without the UTF-8 flag (Info-ZIP on Linux omits it).
+
+    :mod:`zipfile` cuts a name at its first NUL; the whole name is kept so the rules refuse it.
+    """
+    name = info.orig_filename if "\x00" in info.orig_filename else info.filename
     if info.flag_bits & 0x800:
-        return info.filename
+        return name
     try:
-        return info.filename.encode("cp437").decode("utf-8")
+        return name.encode("cp437").decode("utf-8")
     except UnicodeError:
-        return info.filename
+        return name
 
 
 def _zip_problem(info: zipfile.ZipInfo, kind: int) -> str | None:

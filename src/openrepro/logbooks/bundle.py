@@ -44,11 +44,20 @@ from openrepro.logbooks.records import (
     Testimony,
 )
 
-__all__ = ["BUNDLE_VERSION", "MANIFEST", "BundleManifest", "file_ref", "read_bundle"]
+__all__ = [
+    "BUNDLE_VERSION",
+    "MANIFEST",
+    "BundleManifest",
+    "check_json_size",
+    "file_ref",
+    "json_limit_problem",
+    "read_bundle",
+]
 
 BUNDLE_VERSION = 1
 MANIFEST = "manifest.json"
 MAX_TEXT_BYTES = 5 * 1024 * 1024  # logs, scripts and write-ups read into the record
+MAX_JSON_BYTES = 16 * 1024 * 1024  # manifest.json, logbook.json: parsed whole, in memory
 
 
 class _Strict(BaseModel):
@@ -98,6 +107,21 @@ class BundleManifest(_Strict):
     artifacts: list[BundleArtifact] = Field(default_factory=list)
 
 
+def json_limit_problem(exc: Exception) -> str:
+    """Why :func:`json.loads` gave up on syntactically valid JSON beyond Python's limits
+    (a ``RecursionError`` for deep nesting, a ``ValueError`` for a too long integer)."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return str(exc)
+
+
+def check_json_size(path: Path, name: str) -> None:
+    """Refuse a JSON file too large to parse in memory."""
+    size = path.stat().st_size
+    if size > MAX_JSON_BYTES:
+        raise LogbookError(f"{name}: {size:,} bytes, above the limit of {MAX_JSON_BYTES:,}")
+
+
 def file_ref(root: Path, relative: str, where: str) -> FileRef:
     """Hash a file named by the logbook; it must be a regular file inside ``root``."""
     pure = PurePosixPath(relative)
@@ -128,12 +152,15 @@ def _manifest(root: Path) -> BundleManifest:
     path = root / MANIFEST
     if not path.is_file():
         raise LogbookError(f"{root}: no {MANIFEST} (not an openrepro bundle)")
+    check_json_size(path, MANIFEST)
     try:
         data = json.loads(path.read_bytes().decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise LogbookError(f"{MANIFEST}: not valid UTF-8 ({exc.reason})") from exc
     except json.JSONDecodeError as exc:
         raise LogbookError(f"{MANIFEST}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+    except (RecursionError, ValueError) as exc:
+        raise LogbookError(f"{MANIFEST}: unreadable JSON ({json_limit_problem(exc)})") from exc
     try:
         return BundleManifest.model_validate(data)
     except ValidationError as exc:

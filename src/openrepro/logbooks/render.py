@@ -16,7 +16,7 @@ import re
 import shlex
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 import nh3
 from markdown_it import MarkdownIt
@@ -126,6 +126,10 @@ def _attribute_filter(tag: str, attribute: str, value: str) -> str | None:
         return " ".join(kept) or None
     if attribute in {"href", "src"} and not is_safe_url(value):
         return None
+    if attribute == "src":  # an image from elsewhere is a tracking pixel: own files only
+        parts = urlsplit(value.strip())
+        if parts.netloc or parts.scheme.lower() not in {"", "data"}:
+            return None
     return value
 
 

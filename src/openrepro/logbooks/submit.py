@@ -214,6 +214,9 @@ def submit_logbook(
         participant = _check_handle(handle or record.participant or "")
         if not record.paper_id:
             raise LogbookError(f"{source}: the logbook does not say which paper it reproduces")
+        for field, value in (("paper id", record.paper_id), ("title", record.title)):
+            if "\x00" in value:  # PostgreSQL text cannot hold it; SQLite would store it
+                raise LogbookError(f"{source}: the logbook's {field} contains a NUL character")
         files_dir = ctx.settings.resolved_files_dir()
         created = _keep_files(record, root, files_dir)
         try:

@@ -43,7 +43,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from openrepro.errors import LogbookError
-from openrepro.logbooks.bundle import file_ref
+from openrepro.logbooks.bundle import check_json_size, file_ref, json_limit_problem
 from openrepro.logbooks.records import (
     Artifact,
     Cell,
@@ -146,19 +146,27 @@ def _rel(base: Path, path: Path) -> str:
 
 
 def _validation_problems(exc: ValidationError) -> str:
-    return "; ".join(
-        f"{'.'.join(str(p) for p in err['loc']) or 'top level'}: {err['msg']}"
-        for err in exc.errors()[:10]
-    )
+    return "; ".join(f"{_where(err['loc'])}: {err['msg']}" for err in exc.errors()[:10])
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    """A field's location, its middle elided when deep (pages nest)."""
+    parts = [str(p) for p in loc]
+    if len(parts) > 12:
+        parts = [*parts[:4], f"...({len(parts) - 8} more)...", *parts[-4:]]
+    return ".".join(parts) or "top level"
 
 
 def _read_manifest(path: Path, name: str) -> _Manifest:
+    check_json_size(path, name)
     try:
         data = json.loads(path.read_bytes().decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise LogbookError(f"{name}: not valid UTF-8 ({exc.reason})") from exc
     except json.JSONDecodeError as exc:
         raise LogbookError(f"{name}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+    except (RecursionError, ValueError) as exc:
+        raise LogbookError(f"{name}: unreadable JSON ({json_limit_problem(exc)})") from exc
     if not isinstance(data, dict):
         raise LogbookError(f"{name}: expected a JSON object")
     version = data.get("schema_version")
@@ -211,6 +219,10 @@ def _parse_header(raw: str, name: str, line: int) -> tuple[_CellHeader, dict[str
     except json.JSONDecodeError as exc:
         raise LogbookError(
             f"{name}, line {line + exc.lineno - 1}: cell marker is not valid JSON ({exc.msg})"
+        ) from exc
+    except (RecursionError, ValueError) as exc:
+        raise LogbookError(
+            f"{name}, line {line}: cell marker is unreadable JSON ({json_limit_problem(exc)})"
         ) from exc
     if not isinstance(meta, dict):
         raise LogbookError(f"{name}, line {line}: cell marker is not a JSON object")
@@ -368,8 +380,21 @@ def _numeric(value: object) -> float | None:
     """A finite number, else ``None`` (strings, media, NaN and infinities are skipped)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond a float's range
+        return None
     return number if math.isfinite(number) else None
+
+
+def _step(value: object, where: str) -> int:
+    """A metric row's step: an integer (Trackio writes one); anything else is refused."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise LogbookError(f"{where}: step {value!r} is not an integer")
+    try:
+        return int(value)
+    except (ValueError, OverflowError) as exc:
+        raise LogbookError(f"{where}: step {value!r} is not an integer") from exc
 
 
 def _find_dbs(base: Path, trackio_dir: Path | None, projects: list[str] | None) -> list[Path]:
@@ -415,6 +440,10 @@ def _blob(value: object, where: str) -> dict[str, Any]:
         data = json.loads(str(value))
     except json.JSONDecodeError as exc:
         raise LogbookError(f"{where}: metrics is not valid JSON ({exc.msg})") from exc
+    except (RecursionError, ValueError) as exc:
+        raise LogbookError(
+            f"{where}: metrics is unreadable JSON ({json_limit_problem(exc)})"
+        ) from exc
     if not isinstance(data, dict):
         raise LogbookError(f"{where}: metrics is not a JSON object")
     return data
@@ -423,12 +452,14 @@ def _blob(value: object, where: str) -> dict[str, Any]:
 def _read_db(path: Path) -> list[Metric]:
     metrics: list[Metric] = []
     for row_id, run_name, step, timestamp, blob in _db_rows(path):
-        for key, raw in _blob(blob, f"{path}: metrics row {row_id}").items():
+        where = f"{path}: metrics row {row_id}"
+        number = _step(step, where)
+        for key, raw in _blob(blob, where).items():
             value = _numeric(raw)
             if value is not None:
                 metrics.append(
                     Metric(
-                        run=str(run_name), key=key, step=int(step), value=value,
+                        run=str(run_name), key=key, step=number, value=value,
                         timestamp=str(timestamp) if timestamp is not None else None,
                         source="trackio-db",
                     )
@@ -487,8 +518,9 @@ def _export_run_names(folder: Path) -> dict[str, str]:
         return {}
     try:
         runs = json.loads(path.read_bytes().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise LogbookError(f"{path}: not valid JSON ({exc})") from exc
+    except (UnicodeDecodeError, RecursionError, ValueError) as exc:
+        problem = json_limit_problem(exc) if isinstance(exc, RecursionError) else exc
+        raise LogbookError(f"{path}: not valid JSON ({problem})") from exc
     if not isinstance(runs, list):
         raise LogbookError(f"{path}: expected a list of runs")
     return {
@@ -525,12 +557,13 @@ def read_trackio_export(folder: Path) -> list[Metric]:
     for row in _export_rows(path):
         run = row.get("run_name") or names.get(str(row.get("run_id")), str(row.get("run_id")))
         timestamp = row.get("timestamp")
+        step = _step(row.get("step") or 0, f"{path}: row of run {run!r}")
         for key, raw in row.items():
             value = None if key in _DB_ROW_COLUMNS else _numeric(raw)
             if value is not None:
                 metrics.append(
                     Metric(
-                        run=str(run), key=key, step=int(row.get("step") or 0), value=value,
+                        run=str(run), key=key, step=step, value=value,
                         timestamp=str(timestamp) if timestamp is not None else None,
                         source="trackio-export",
                     )
