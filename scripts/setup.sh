@@ -17,7 +17,7 @@ stamp=.venv/.openrepro-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   echo "installing openrepro and its dependencies into .venv" >&2
   .venv/bin/python -m pip install --quiet --upgrade pip
-  .venv/bin/python -m pip install --quiet -e '.[dev]'
+  .venv/bin/python -m pip install --quiet -e '.[dev,ray]'  # ray: the --engine ray tests
   touch "$stamp"
 fi
 

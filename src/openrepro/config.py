@@ -11,7 +11,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from openrepro.errors import ChallengeNotFoundError, ConfigError
 
@@ -61,6 +61,22 @@ class Settings(BaseModel):
         description="Base URL of an OpenAI-compatible endpoint (e.g. `http://127.0.0.1:8000/v1`). "
         "Empty: the embedded llama.cpp model runs in-process.",
     )
+    llm_urls: list[str] = Field(
+        default=[],  # pydantic copies mutable defaults per instance
+        description="Several OpenAI-compatible endpoints serving the same model (e.g. one vLLM "
+        "server per GPU node); calls go to the least-loaded one, round robin among equals, and "
+        "fail over to the next when one is unreachable. Wins over `llm_url`. In the environment: "
+        "comma-separated (`OPENREPRO_LLM_URLS=http://a:8000/v1,http://b:8000/v1`).",
+    )
+
+    @field_validator("llm_urls", mode="before")
+    @classmethod
+    def _split_llm_urls(cls, value: Any) -> Any:
+        """``OPENREPRO_LLM_URLS`` arrives as one comma-separated string."""
+        if isinstance(value, str):
+            return [url.strip() for url in value.split(",") if url.strip()]
+        return value
+
     llm_model: str = Field(
         default="",
         description="Model name sent to the endpoint (empty: the server's first model). For the "

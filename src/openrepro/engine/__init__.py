@@ -1,0 +1,35 @@
+"""Where extraction and judging run: ``local`` (this process, the default) or ``ray`` (tasks on
+a Ray cluster, or a local Ray instance). Both call the same per-item functions, so they store
+the same results; Ray is an optional dependency, imported only when used."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from openrepro.engine.ray_engine import (
+    EngineError,
+    RayOptions,
+    extract_claims_ray,
+    judge_logbooks_ray,
+    pin_model,
+    ray_session,
+    require_ray,
+)
+
+__all__ = [
+    "Engine",
+    "EngineError",
+    "RayOptions",
+    "extract_claims_ray",
+    "judge_logbooks_ray",
+    "pin_model",
+    "ray_session",
+    "require_ray",
+]
+
+
+class Engine(StrEnum):
+    """The ``--engine`` choices."""
+
+    local = "local"
+    ray = "ray"
