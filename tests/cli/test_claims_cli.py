@@ -49,7 +49,9 @@ def test_extract_then_curate(folder: Path) -> None:
     edited = run("claims", "edit", claim_id, "--kind", "result", "--reason", "test", "--by",
                  "bo", cwd=folder)  # fmt: skip
     assert edited.returncode == 0, edited.stderr
-    shown = json.loads(run("claims", "show", claim_id, "-f", "json", cwd=folder).stdout)
+    showing = run("claims", "show", claim_id, "-f", "json", cwd=folder)
+    assert showing.returncode == 0, showing.stderr
+    shown = json.loads(showing.stdout)
     assert shown["kind"] == "result"
     assert [(e["field"], e["old"], e["new"]) for e in shown["edits"]][-1] == (
         "kind", "efficiency", "result"

@@ -259,7 +259,8 @@ def build_board_site(
         partial(renderer.render, "leaderboard.html", url0, static=True, credit=stats.credit),
     )
     url1 = StaticUrls(1)
-    pending = board_data.pending_recheck(ctx)
+    queue = board_data.recheck_entries(ctx)
+    pending = {e.paper for e in queue if e.status in board_data.OPEN_RECHECK}
     for status in board_data.PAPER_FILTERS:
         rows = board_data.paper_rows(ctx, status=status, outcomes=outcomes, pending=pending)
         pages = max(1, -(-len(rows) // PAGE_SIZE))
@@ -284,7 +285,6 @@ def build_board_site(
             )
     from openrepro.recheck import STATUSES
 
-    queue = board_data.recheck_entries(ctx)
     for wanted in ("", *STATUSES):
         entries = [e for e in queue if not wanted or e.status == wanted]
         b.page(

@@ -16,9 +16,10 @@ outcomes. The queue is computed on each call, not stored; runs and decisions are
 from __future__ import annotations
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 from openrepro.challenge import ChallengeContext
+from openrepro.claims.records import ClaimView
 from openrepro.claims.service import claim_view
 from openrepro.errors import ConfigError, NotFoundError
 from openrepro.judge.engine import _testimony_stance
@@ -59,6 +60,7 @@ def _reasons(session: Session, ctx: ChallengeContext) -> dict[int, list[QueueRea
             select(Claim)
             .join(Paper, Paper.id == Claim.paper_id)
             .where(Paper.challenge_id == ctx.challenge_id, Claim.status == "active")
+            .options(selectinload(Claim.edits))
         )
     }
     for cur in current_verdicts(session, ctx):
@@ -80,12 +82,15 @@ def _reasons(session: Session, ctx: ChallengeContext) -> dict[int, list[QueueRea
     handles = {
         pid: handle for pid, handle in session.execute(select(Participant.id, Participant.handle))
     }
+    views: dict[int, ClaimView] = {}
     for book in _latest_logbooks(session, ctx).values():
         record = LogbookRecord.model_validate(book.manifest)
         if not record.testimony:
             continue
         for claim in by_paper.get(book.paper_id, []):
-            if _testimony_stance(record, claim_view(claim, papers[book.paper_id])) == "negative":
+            if claim.id not in views:
+                views[claim.id] = claim_view(claim, papers[book.paper_id])
+            if _testimony_stance(record, views[claim.id]) == "negative":
                 found.setdefault(claim.id, []).append(
                     QueueReason(reason="testimony_falsification", logbook_id=book.id,
                                 participant=handles.get(book.participant_id),

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.service import get_claim
@@ -45,7 +45,12 @@ def current_verdicts(
     books = _latest_logbooks(session, ctx)
     if not books:
         return []
-    query = select(Verdict).where(Verdict.logbook_id.in_(list(books))).order_by(Verdict.id)
+    query = (
+        select(Verdict)
+        .where(Verdict.logbook_id.in_(list(books)))
+        .options(selectinload(Verdict.edits))  # one query for all edits, not one per verdict
+        .order_by(Verdict.id)
+    )
     if claim_ids is not None:
         query = query.where(Verdict.claim_id.in_(list(claim_ids)))
     newest: dict[tuple[int, int], Verdict] = {}
