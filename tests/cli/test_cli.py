@@ -100,17 +100,14 @@ def test_usage_error_is_exit_2_without_traceback(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
-def test_demo_runs_twice_and_reports_idempotent_reimport(tmp_path: Path) -> None:
-    first = run("demo", "-f", "json", cwd=tmp_path)
-    assert first.returncode == 0, first.stderr
-    summary = json.loads(first.stdout)
-    assert summary["imported"]["created"] == summary["papers"] == 8
-    assert summary["reimported"]["created"] == 0
-    assert summary["search_hits"][0]["venue_id"] == "demo-0003"
-    second = json.loads(run("demo", "-f", "json", cwd=tmp_path).stdout)
-    assert second["imported"]["created"] == 0 and second["papers"] == 8
-    people = run("demo", cwd=tmp_path)
-    assert "papers: 8 (Oral 2, Poster 6)" in people.stdout
+def test_demo_refuses_a_folder_it_did_not_make(tmp_path: Path) -> None:
+    """`openrepro demo` replaces only its own earlier folder (the full run: tests/demo/)."""
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep me", encoding="utf-8")
+    result = run("demo", "--dir", "mine", cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert "not an openrepro demo folder" in result.stderr and "Traceback" not in result.stderr
+    assert (tmp_path / "mine" / "notes.txt").read_text(encoding="utf-8") == "keep me"
 
 
 def test_db_status(folder: Path) -> None:

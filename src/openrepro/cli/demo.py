@@ -1,4 +1,4 @@
-"""`openrepro demo`: a small sample challenge, end to end, offline."""
+"""`openrepro demo`: a fresh mini-challenge of a fictional venue, end to end, offline."""
 
 from __future__ import annotations
 
@@ -6,48 +6,149 @@ from pathlib import Path
 
 import typer
 from rich.markup import escape
+from rich.progress import Progress, SpinnerColumn, TaskID
+from rich.table import Table
 
-from openrepro.cli._common import FormatOption, OutputFormat, console, print_json, progress_bar
+from openrepro.cli._common import (
+    FormatOption,
+    OutputFormat,
+    console,
+    err_console,
+    print_json,
+    progress_bar,
+)
 from openrepro.cli.claims import usage_line
-from openrepro.demo import run_demo
+from openrepro.cli.stats import _table as stats_table
+from openrepro.demo import DemoProgress, DemoReport, run_demo
 
 __all__ = ["demo"]
 
 
+class _Bar(DemoProgress):
+    """One rich bar per stage, on stderr."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.task: TaskID | None = None
+
+    def stage(self, name: str, total: int) -> None:
+        if self.task is not None:
+            self.progress.update(self.task, visible=False)
+        self.task = self.progress.add_task(name, total=max(total, 1), detail="")
+        if not self.progress.disable:
+            err_console.print(f"[bold]>[/] {escape(name)}")
+
+    def step(self, detail: str) -> None:
+        if self.task is not None:
+            self.progress.update(self.task, advance=1, detail=detail)
+        if detail and not self.progress.disable:
+            err_console.print(f"  {escape(detail)}")
+
+
+def _mark(right: bool) -> str:
+    return "[green]✓[/]" if right else "[red]✗[/]"
+
+
+def _final_screen(report: DemoReport) -> None:
+    console.rule(f"[bold]openrepro demo[/] ({'quick' if report.quick else 'full'})")
+    console.print(
+        f"{report.papers} fictional papers; the embedded model proposed {report.extracted} "
+        f"grounded claims ({usage_line(report.extraction.usage)}); the organizer review made "
+        f"{sum(n.action != 'kept' for n in report.review)} changes "
+        f"({', '.join(f'{n.claim} {n.action}' for n in report.review)})"
+    )
+    stats_table(report.stats)
+    table = Table(title="Verdicts against the demo's known truth")
+    for col in ("Who", "Claim", "Truth", "Judge", "Path", "Final"):
+        table.add_column(col, no_wrap=True)
+    table.add_column("Attempt")
+    for v in report.verdicts:
+        table.add_row(
+            escape(v.handle), escape(v.claim), v.expected,
+            f"{_mark(v.judge_right)} {v.judge} {v.rule}", v.path,
+            f"{_mark(v.final_right)} {v.final}", escape(v.scenario),
+        )  # fmt: skip
+    console.print(table)
+    total = len(report.verdicts)
+    by_path: dict[str, list[bool]] = {}
+    for v in report.verdicts:
+        by_path.setdefault(v.path, []).append(v.judge_right)
+    paths = ", ".join(f"{p} {sum(r)}/{len(r)}" for p, r in sorted(by_path.items()))
+    console.print(
+        f"judge: {report.judge_right}/{total} verdicts match the known truth ({paths}; "
+        f"{report.judge_calls} LLM calls); after the re-check and the organizer's decisions: "
+        f"{report.final_right}/{total}"
+    )
+    hostile = [v for v in report.verdicts if v.hostile]
+    console.print(
+        "hostile logbooks: "
+        + ", ".join(
+            f"{escape(v.handle)} on {escape(v.claim)}: {v.final} {v.flags}" for v in hostile
+        )
+    )
+    for note in report.recheck:
+        console.print(f"re-check {escape(note.claim)}: {note.decision} ({escape(note.reason)})")
+    console.print(
+        "credit: "
+        + ", ".join(
+            f"{b.participant} spent ${b.spent_usd:.4f}, reserved ${b.reserved_usd:.4f}, "
+            f"available ${b.available_usd:.2f}"
+            for b in report.balances
+        )
+    )
+    seconds = ", ".join(f"{k} {v:.0f}s" for k, v in report.seconds.items())
+    console.print(f"time: {seconds}")
+    console.print("[bold]next[/]:")
+    console.print(f"  static board:   {escape(report.site)}/index.html")
+    console.print(
+        f"  frozen dataset: {escape(report.frozen.out)} ({len(report.frozen.files)} files)"
+    )
+    console.print(f"  live board:     openrepro serve --dir {escape(report.folder)}")
+    console.print(f"  the CLI:        openrepro --dir {escape(report.folder)} stats")
+    console.print(f"  workspaces:     {escape(report.folder)}/work/<participant>/<paper>")
+
+
 def demo(
-    path: Path = typer.Option(
-        Path("openrepro-demo"),
-        "--path",
-        help="Folder of the demo challenge (reused if present).",
+    ctx: typer.Context,
+    directory: Path | None = typer.Option(
+        None,
+        "--dir",
+        "-C",
+        help="Folder of the demo challenge (default: ./openrepro-demo); an earlier demo's "
+        "folder is replaced, any other non-empty folder is refused.",
         file_okay=False,
+    ),
+    serve: bool = typer.Option(
+        False, "--serve", help="Afterwards, serve the live board on 127.0.0.1 (Ctrl-C stops)."
+    ),
+    port: int = typer.Option(8000, help="Port of the live board with --serve."),
+    quick: bool = typer.Option(
+        False, "--quick", help="A reduced run for CI: 4 papers, 7 logbooks, every stage."
     ),
     fmt: OutputFormat = FormatOption,
 ) -> None:
-    """Create a demo challenge from the bundled sample, extract claims, print a summary."""
-    with progress_bar("extracting claims", fmt) as progress:
-        task = progress.add_task("extract", total=8)
-        summary = run_demo(path, progress=lambda _: progress.advance(task))
+    """Create a fresh challenge of a fictional venue and run it end to end: claims extracted by
+    the embedded model and reviewed, real experiments by scripted participants (some as jobs on
+    the credit ledger), the judge, the re-check queue, outcomes, a frozen dataset and the static
+    board; the final screen scores the judge against the demo's known truth."""
+    root = (ctx.obj or {}).get("dir") if ctx.obj else None
+    folder = directory or root or Path("openrepro-demo")
+    with progress_bar("{task.description}", fmt, SpinnerColumn()) as progress:
+        report = run_demo(folder, quick=quick, progress=_Bar(progress))
     if fmt is OutputFormat.json:
-        print_json(summary)
-        return
-    console.print(f"[bold]openrepro demo[/] in {escape(summary.folder)}/ ({summary.database})")
-    console.print(
-        f"import: {summary.imported.created} new, {summary.imported.updated} updated; "
-        f"re-import: {summary.reimported.created} new, {summary.reimported.updated} updated"
-    )
-    status = ", ".join(f"{k} {v}" for k, v in summary.by_status.items())
-    console.print(f"papers: {summary.papers} ({status})")
-    console.print(f"search {summary.search_query!r}:")
-    for hit in summary.search_hits:
-        console.print(f"  {escape(hit.venue_id)}  {escape(hit.title)}")
-    first, again = summary.extraction, summary.extraction_rerun
-    console.print(
-        f"claims: {len(summary.claims)} grounded claims from {len(first.papers)} papers "
-        f"({sum(p.dropped for p in first.papers)} proposals dropped: quote not in the paper)"
-    )
-    console.print(f"  first run:  {usage_line(first.usage)}")
-    console.print(f"  second run: {usage_line(again.usage)}")
-    for claim in summary.claims[:5]:
-        console.print(f"  {escape(claim.id)} [{claim.kind}] {escape(claim.text)}")
-        console.print(f'    quote: "{escape(claim.quotes[0].text)}"')
-    console.print(f"next: openrepro --dir {escape(summary.folder)} papers ls")
+        print_json(report)
+    else:
+        _final_screen(report)
+    if serve:
+        import uvicorn
+
+        from openrepro.board import create_app
+        from openrepro.challenge import open_challenge
+
+        challenge = open_challenge(folder)
+        try:
+            app = create_app(challenge)
+            err_console.print(f"board on http://127.0.0.1:{port}/  (Ctrl-C stops)")
+            uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+        finally:
+            challenge.close()
