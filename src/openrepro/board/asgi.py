@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from openrepro.board.web import create_app
 from openrepro.challenge import open_challenge
 
-__all__ = ["app", "make_app"]
+__all__ = ["make_app"]
 
 
 def make_app() -> FastAPI:
@@ -23,4 +23,8 @@ def make_app() -> FastAPI:
     return create_app(open_challenge(migrate=False))
 
 
-app = make_app()
+def __getattr__(name: str) -> FastAPI:
+    """``openrepro.board.asgi:app`` opens the challenge when a server asks for it, not on import."""
+    if name == "app":
+        return make_app()
+    raise AttributeError(name)

@@ -14,13 +14,16 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import PurePosixPath
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from sqlalchemy import func, select
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from openrepro import __version__
 from openrepro.board import data as board_data
@@ -34,7 +37,7 @@ from openrepro.logbooks.service import load_logbook
 from openrepro.logbooks.submit import blob_path
 from openrepro.store import Challenge, Claim, ClaimEdit, Logbook, Paper, Verdict, VerdictEdit
 
-__all__ = ["PageCache", "create_app", "store_version"]
+__all__ = ["PageCache", "SecurityHeaders", "create_app", "store_version"]
 
 _MEDIA = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
           ".webp": "image/webp"}  # fmt: skip
@@ -86,6 +89,13 @@ class PageCache:
                 self._version = version
                 self._pages.clear()
 
+    def peek(self, key: str) -> str | None:
+        """The cached page when the store was checked recently enough, else None."""
+        if self.seconds <= 0 or time.monotonic() - self._checked >= self.seconds:
+            return None
+        with self._lock:
+            return self._pages.get(key)
+
     def get(self, key: str, build: Callable[[], str]) -> str:
         if self.seconds <= 0:
             return build()
@@ -100,6 +110,34 @@ class PageCache:
             while len(self._pages) > self.size:
                 self._pages.popitem(last=False)
         return page
+
+
+class SecurityHeaders:
+    """Pure ASGI middleware (cheaper than Starlette's BaseHTTPMiddleware on every request):
+    ``nosniff``, no referrer, and the board's CSP unless a route set a stricter one."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        docs = scope["path"].startswith("/api/docs")
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                headers["X-Content-Type-Options"] = "nosniff"
+                headers["Referrer-Policy"] = "no-referrer"
+                if not docs:  # Swagger UI needs its own scripts; it shows no participant content
+                    if "content-security-policy" not in headers:
+                        headers["Content-Security-Policy"] = BOARD_CSP
+                    if "x-frame-options" not in headers:
+                        headers["X-Frame-Options"] = "SAMEORIGIN"
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
 
 
 def _status_of(exc: OpenReproError) -> int:
@@ -140,18 +178,7 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
     app.state.cache = cache
     url = WebUrls()
 
-    @app.middleware("http")
-    async def security_headers(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        response = await call_next(request)
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        response.headers["Referrer-Policy"] = "no-referrer"
-        if request.url.path.startswith("/api/docs"):
-            return response  # Swagger UI needs its own scripts; it shows no participant content
-        response.headers.setdefault("Content-Security-Policy", BOARD_CSP)
-        response.headers.setdefault("X-Frame-Options", "SAMEORIGIN")
-        return response
+    app.add_middleware(SecurityHeaders)
 
     @app.exception_handler(OpenReproError)
     async def openrepro_error(request: Request, exc: OpenReproError) -> Response:
@@ -163,20 +190,23 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
         page = renderer.render("error.html", url, static=False, status=status, message=str(exc))
         return HTMLResponse(page, status_code=status)
 
-    def html(key: str, build: Callable[[], str]) -> HTMLResponse:
-        return HTMLResponse(cache.get(key, build))
+    async def html(key: str, build: Callable[[], str]) -> HTMLResponse:
+        page = cache.peek(key)  # a fresh cached page is served without a thread or a query
+        if page is None:
+            page = await run_in_threadpool(cache.get, key, build)
+        return HTMLResponse(page)
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    def home() -> HTMLResponse:
+    async def home() -> HTMLResponse:
         def build() -> str:
             home_data = board_data.home_data(ctx)
             return renderer.render("home.html", url, static=False, data=home_data,
                                    charts=home_charts(home_data))  # fmt: skip
 
-        return html("home", build)
+        return await html("home", build)
 
     @app.get("/papers", response_class=HTMLResponse, include_in_schema=False)
-    def papers(status: str = "all", q: str = "", page: int = 1) -> HTMLResponse:
+    async def papers(status: str = "all", q: str = "", page: int = 1) -> HTMLResponse:
         def build() -> str:
             rows = board_data.paper_rows(ctx, status=status, query=q)
             shown, pages = page_slice(rows, page)
@@ -185,34 +215,34 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
                 query=q, page=min(max(page, 1), pages), pages=pages,
             )  # fmt: skip
 
-        return html(f"papers?{status}&{q}&{page}", build)
+        return await html(f"papers?{status}&{q}&{page}", build)
 
     @app.get("/papers/{venue_id:path}", response_class=HTMLResponse, include_in_schema=False)
-    def paper(venue_id: str) -> HTMLResponse:
+    async def paper(venue_id: str) -> HTMLResponse:
         def build() -> str:
             return renderer.render("paper.html", url, static=False,
                                    data=board_data.paper_data(ctx, venue_id),
                                    responses=_responses(ctx, venue_id))  # fmt: skip
 
-        return html(f"paper:{venue_id}", build)
+        return await html(f"paper:{venue_id}", build)
 
     @app.get("/logbooks/{logbook_id}", response_class=HTMLResponse, include_in_schema=False)
-    def logbook(logbook_id: int) -> HTMLResponse:
+    async def logbook(logbook_id: int) -> HTMLResponse:
         def build() -> str:
             found = board_data.logbook_data(ctx, logbook_id)
             return renderer.render("logbook.html", url, static=False, data=found,
                                    jobs=_jobs_cited(ctx, logbook_id))  # fmt: skip
 
-        return html(f"logbook:{logbook_id}", build)
+        return await html(f"logbook:{logbook_id}", build)
 
     @app.get("/logbooks/{logbook_id}/content", include_in_schema=False)
-    def logbook_content(logbook_id: int) -> HTMLResponse:
+    async def logbook_content(logbook_id: int) -> HTMLResponse:
         def build() -> str:
             with ctx.store.session() as session:
                 record = load_logbook(session, ctx.challenge_id, logbook_id)
             return render_logbook(record, file_url=_web_file_url)
 
-        response = html(f"content:{logbook_id}", build)
+        response = await html(f"content:{logbook_id}", build)
         response.headers["Content-Security-Policy"] = LOGBOOK_CSP + "; frame-ancestors 'self'"
         return response
 
@@ -236,25 +266,25 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
         )  # fmt: skip
 
     @app.get("/participants/{handle}", response_class=HTMLResponse, include_in_schema=False)
-    def participant(handle: str) -> HTMLResponse:
+    async def participant(handle: str) -> HTMLResponse:
         def build() -> str:
             found = board_data.participant_data(ctx, handle)
             return renderer.render("participant.html", url, static=False, data=found)
 
-        return html(f"participant:{handle}", build)
+        return await html(f"participant:{handle}", build)
 
     @app.get("/leaderboard", response_class=HTMLResponse, include_in_schema=False)
-    def leaderboard() -> HTMLResponse:
+    async def leaderboard() -> HTMLResponse:
         def build() -> str:
             from openrepro.outcomes import compute_stats
 
             credit = compute_stats(ctx, public=True).credit
             return renderer.render("leaderboard.html", url, static=False, credit=credit)
 
-        return html("leaderboard", build)
+        return await html("leaderboard", build)
 
     @app.get("/recheck", response_class=HTMLResponse, include_in_schema=False)
-    def recheck(status: str = "", reason: str = "") -> HTMLResponse:
+    async def recheck(status: str = "", reason: str = "") -> HTMLResponse:
         def build() -> str:
             from openrepro.recheck import REASONS, STATUSES
 
@@ -263,7 +293,7 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
                                    status=status, reason=reason, statuses=STATUSES,
                                    reasons=REASONS)  # fmt: skip
 
-        return html(f"recheck?{status}&{reason}", build)
+        return await html(f"recheck?{status}&{reason}", build)
 
     @app.get("/healthz", include_in_schema=False)
     def healthz() -> dict[str, str]:

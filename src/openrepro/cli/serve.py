@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import typer
 
 from openrepro.cli._common import err_console, open_from
@@ -16,6 +18,9 @@ def serve(
     cache_seconds: float = typer.Option(
         1.0, help="How often the page cache checks whether the store changed (0: no cache)."
     ),
+    workers: int = typer.Option(
+        1, min=1, max=64, help="Worker processes (each with its own page cache and connections)."
+    ),
 ) -> None:
     """Serve the board (home, papers, paper, logbook, participant, leaderboard) and the JSON API
     (docs at /api/docs). For several workers behind a proxy, see docs/deploy.md."""
@@ -24,6 +29,12 @@ def serve(
     from openrepro.board import create_app
 
     challenge = open_from(ctx)
-    app = create_app(challenge, cache_seconds=cache_seconds)
     err_console.print(f"board on http://{host}:{port}/  (API docs: /api/docs; Ctrl-C stops)")
+    if workers > 1:
+        # each worker imports the app factory and opens the challenge from OPENREPRO_HOME
+        os.environ["OPENREPRO_HOME"] = str(challenge.settings.directory)
+        uvicorn.run("openrepro.board.asgi:make_app", factory=True, host=host, port=port,
+                    workers=workers, log_level="warning")  # fmt: skip
+        return
+    app = create_app(challenge, cache_seconds=cache_seconds)
     uvicorn.run(app, host=host, port=port, log_level="warning")
