@@ -79,3 +79,26 @@ def test_markdown_lists_every_row(challenge: ChallengeContext) -> None:
     text = render_markdown(compute_stats(challenge))
     assert "| Mixed (≥ 1 verified and ≥ 1 falsified or contested) | 1 | 11.1 % |" in text
     assert "| alice |" in text
+
+
+def test_filtered_queries_agree_with_the_whole(challenge: ChallengeContext) -> None:
+    """Per-paper, per-logbook and per-participant queries push their filter down into the
+    SQL; they must give exactly the rows of the unfiltered query."""
+    from openrepro.board.data import verdict_cells
+
+    ids = build_outcome_store(challenge)
+    everything = verdict_cells(challenge, public=False)
+    whole = {o.paper: o for o in paper_outcomes(challenge)}
+    for venue_id, paper_id in ids.items():
+        cells = verdict_cells(challenge, paper_id=paper_id, public=False)
+        assert cells == [c for c in everything if c.paper == venue_id]
+        assert paper_outcomes(challenge, paper_ids=[paper_id]) == [whole[venue_id]]
+    for logbook_id in {c.logbook_id for c in everything}:
+        cells = verdict_cells(challenge, logbook_id=logbook_id, public=False)
+        assert cells == [c for c in everything if c.logbook_id == logbook_id]
+    from openrepro.identity import get_participant
+
+    for handle in ("alice", "dave"):
+        person = get_participant(challenge, handle).id
+        cells = verdict_cells(challenge, participant_id=person, public=False)
+        assert cells == [c for c in everything if c.participant == handle]

@@ -105,19 +105,26 @@ def verdict_cells(
     """Current verdicts, optionally of one paper, logbook or participant."""
     hidden = hidden_papers(ctx) if public else []
     where = []
+    restrict = []  # the same conditions, pushed down to the logbooks considered
     params: dict[str, Any] = {"challenge": ctx.challenge_id}
     if paper_id is not None:
         where.append("eff.paper_id = :paper_id")
+        restrict.append("AND l.paper_id = :paper_id")
         params["paper_id"] = paper_id
     if logbook_id is not None:
         where.append("eff.logbook_id = :logbook_id")
+        restrict.append(
+            "AND l.paper_id = (SELECT paper_id FROM logbooks WHERE id = :logbook_id) "
+            "AND l.participant_id = (SELECT participant_id FROM logbooks WHERE id = :logbook_id)"
+        )
         params["logbook_id"] = logbook_id
     if participant_id is not None:
         where.append("eff.participant_id = :participant_id")
+        restrict.append("AND l.participant_id = :participant_id")
         params["participant_id"] = participant_id
     sql = (
         "WITH "
-        + current_verdicts_sql(bool(hidden))
+        + current_verdicts_sql(bool(hidden), " ".join(restrict))
         + """
     SELECT eff.verdict_id, eff.claim_id, c.key, p.venue_id, eff.logbook_id, pt.handle, pt.team,
            l.revision, eff.value, v.verdict, eff.provenance, v.flags, v.rationale, v.evidence,

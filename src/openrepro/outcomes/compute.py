@@ -46,10 +46,12 @@ def accepted_levels(minimum: str) -> list[str]:
     return list(PROVENANCE_LEVELS[PROVENANCE_LEVELS.index(minimum) :])
 
 
-def current_verdicts_sql(hide: bool) -> str:
+def current_verdicts_sql(hide: bool, restrict: str = "") -> str:
     """Common table expressions ending in ``eff``: one row per current verdict with its
-    effective value (``value``), its team (``grp``) and its paper."""
-    hidden = "AND p.id NOT IN :hidden" if hide else ""
+    effective value (``value``), its team (``grp``) and its paper. ``restrict`` is an extra
+    condition on the logbooks considered (``l``, ``p``), e.g. one paper: it must keep or drop
+    whole (paper, participant) groups, so the newest revision stays the newest."""
+    hidden = ("AND p.id NOT IN :hidden " if hide else "") + restrict
     return f"""
     latest_logbook AS (
         SELECT MAX(l.id) AS id
@@ -207,7 +209,7 @@ def run_sql(
     paper_filter = "AND p.id IN :papers" if paper_ids is not None else ""
     body = (
         "WITH "
-        + current_verdicts_sql(bool(hidden))
+        + current_verdicts_sql(bool(hidden), paper_filter)
         + ","
         + _CONSENSUS_SQL.format(paper_filter=paper_filter)
         + tail.format(paper_filter=paper_filter)
