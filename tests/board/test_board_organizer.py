@@ -50,3 +50,19 @@ def test_jobs_on_the_participant_page(challenge: ChallengeContext) -> None:
     board = TestClient(create_app(challenge, cache_seconds=0))
     page = board.get("/participants/alice").text
     assert f"<code>{job.id}</code>" in page and "completed" in page
+
+
+def test_needs_recheck_follows_flags_and_decisions(challenge: ChallengeContext) -> None:
+    from openrepro.board.data import pending_recheck
+    from openrepro.recheck import decide
+    from openrepro.store import Verdict
+
+    build_outcome_store(challenge)
+    assert pending_recheck(challenge) == {"P3-mixed", "P4-allfalse", "P5-contested"}
+    with challenge.store.session() as session:
+        verdict = session.query(Verdict).filter(Verdict.verdict == "toy").one()
+        verdict.flags = ["unit_mismatch"]  # a flagged verdict queues its claim (P6)
+    assert "P6-toy" in pending_recheck(challenge)
+    decide(challenge, "P4-allfalse/C1", "confirmed", "re-derived")
+    decide(challenge, "P4-allfalse/C2", "confirmed", "re-derived")
+    assert "P4-allfalse" not in pending_recheck(challenge)

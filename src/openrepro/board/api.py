@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, File, Form, Header, Query, UploadFile
 from pydantic import BaseModel, Field
@@ -35,6 +35,9 @@ from openrepro.identity import (
 from openrepro.logbooks.submit import SubmitReport, submit_logbook
 from openrepro.outcomes import OverrideResult, Stats, compute_stats, override_verdict
 from openrepro.workspace import WorkspacePayload, workspace_payload
+
+if TYPE_CHECKING:
+    from openrepro.board.web import PageCache
 
 __all__ = ["api_router"]
 
@@ -82,7 +85,7 @@ def _bearer(authorization: str | None) -> str | None:
     return token.strip()
 
 
-def api_router(ctx: ChallengeContext) -> APIRouter:
+def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRouter:
     router = APIRouter()
 
     def actor(authorization: Annotated[str | None, Header()] = None) -> Actor:
@@ -100,7 +103,11 @@ def api_router(ctx: ChallengeContext) -> APIRouter:
         offset: Annotated[int, Query(ge=0)] = 0,
     ) -> PaperList:
         """Papers with their outcome status; filter to pick what to work on (e.g. unattempted)."""
-        rows = board_data.paper_rows(ctx, status=status, query=q)
+
+        def build() -> list[board_data.PaperRow]:
+            return board_data.paper_rows(ctx, status=status, query=q)
+
+        rows = cache.value(f"api:papers?{status}&{q}", build) if cache else build()
         return PaperList(total=len(rows), offset=offset, limit=limit,
                          papers=rows[offset : offset + limit])  # fmt: skip
 

@@ -29,7 +29,7 @@ from openrepro.outcomes import (
     hidden_papers,
     paper_outcomes,
 )
-from openrepro.outcomes.compute import accepted_levels, current_verdicts_sql
+from openrepro.outcomes.compute import accepted_levels, current_verdicts_sql, run_sql
 from openrepro.papers.records import PaperDetail
 from openrepro.papers.service import get_paper, search_papers
 from openrepro.store import Logbook, Paper, Participant
@@ -217,8 +217,36 @@ def _row(o: PaperOutcome, pending: set[str] | None = None) -> PaperRow:
 
 
 def pending_recheck(ctx: ChallengeContext) -> set[str]:
-    """Papers with a queued claim no organizer has settled yet."""
-    return {e.paper for e in recheck_entries(ctx) if e.status in OPEN_RECHECK}
+    """Papers with a claim the re-check queue holds for its consensus (falsified, contested) or
+    its verdicts' flags, which no organizer has settled (confirmed or rejected) yet.
+
+    Computed in two queries, cheap enough for the paper list under load; claims queued only for
+    their logbooks' prose (which needs every logbook read) show on the queue page."""
+    from openrepro.recheck.records import FLAG_REASONS
+    from openrepro.store.tables_organizer import RecheckDecision
+
+    rows = claim_consensus(ctx, public=True)
+    paper_of = {r.claim_id: r.paper for r in rows}
+    queued = {r.claim_id for r in rows if r.consensus in ("falsified", "contested")}
+    flags = " OR ".join(f"CAST(v.flags AS TEXT) LIKE '%\"{flag}\"%'" for flag in FLAG_REASONS)
+    tail = (
+        " SELECT DISTINCT eff.claim_id FROM eff JOIN verdicts v ON v.id = eff.verdict_id"
+        f" WHERE {flags}"
+    )
+    with ctx.store.session() as session:
+        queued |= {r[0] for r in run_sql(session, ctx, tail, True, None)}
+        settled: dict[int, str] = {}
+        for claim_id, decision in session.execute(
+            select(RecheckDecision.claim_id, RecheckDecision.decision)
+            .where(RecheckDecision.challenge_id == ctx.challenge_id)
+            .order_by(RecheckDecision.id)
+        ):
+            settled[claim_id] = decision  # the newest wins
+    return {
+        paper_of[c]
+        for c in queued
+        if c in paper_of and settled.get(c) not in ("confirmed", "rejected")
+    }
 
 
 def _matches(o: PaperOutcome, key: str, pending: set[str] | None = None) -> bool:

@@ -16,7 +16,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -36,6 +36,8 @@ from openrepro.logbooks.render import IMAGE_EXTENSIONS, render_logbook
 from openrepro.logbooks.service import load_logbook
 from openrepro.logbooks.submit import blob_path
 from openrepro.store import Challenge, Claim, ClaimEdit, Logbook, Paper, Verdict, VerdictEdit
+
+T = TypeVar("T")
 
 __all__ = ["PageCache", "SecurityHeaders", "create_app", "store_version"]
 
@@ -74,7 +76,7 @@ class PageCache:
     def __init__(self, ctx: ChallengeContext, seconds: float = 1.0, size: int = 4096) -> None:
         self.ctx, self.seconds, self.size = ctx, seconds, size
         self._lock = threading.Lock()
-        self._pages: OrderedDict[str, str] = OrderedDict()
+        self._pages: OrderedDict[str, Any] = OrderedDict()
         self._version: tuple[Any, ...] | None = None
         self._checked = 0.0
 
@@ -94,22 +96,29 @@ class PageCache:
         if self.seconds <= 0 or time.monotonic() - self._checked >= self.seconds:
             return None
         with self._lock:
-            return self._pages.get(key)
+            page = self._pages.get(key)
+        return page if isinstance(page, str) else None
 
-    def get(self, key: str, build: Callable[[], str]) -> str:
+    def value(self, key: str, build: Callable[[], T]) -> T:
+        """The cached value of ``key``, built when absent or when the store changed."""
         if self.seconds <= 0:
             return build()
         self._fresh()
         with self._lock:
             if key in self._pages:
                 self._pages.move_to_end(key)
-                return self._pages[key]
-        page = build()
+                found: T = self._pages[key]
+                return found
+        made = build()
         with self._lock:
-            self._pages[key] = page
+            self._pages[key] = made
             while len(self._pages) > self.size:
                 self._pages.popitem(last=False)
-        return page
+        return made
+
+    def get(self, key: str, build: Callable[[], str]) -> str:
+        """The rendered page of ``key``."""
+        return self.value(key, build)
 
 
 class SecurityHeaders:
@@ -307,7 +316,7 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
     def api_root() -> RedirectResponse:
         return RedirectResponse("/api/docs")
 
-    app.include_router(api_router(ctx), prefix="/api/v1")
+    app.include_router(api_router(ctx, cache), prefix="/api/v1")
     return app
 
 
