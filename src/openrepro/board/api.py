@@ -123,7 +123,7 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
         found = board_data.paper_data(ctx, venue_id)
         verdicts = [v.model_dump(mode="json") for c in found.cells.values() for v in c.values()]
         if who.is_organizer and not verdicts:
-            paper_id = board_data._paper_id(ctx, venue_id)
+            paper_id = board_data.paper_row_id(ctx, venue_id)
             cells = board_data.verdict_cells(ctx, paper_id=paper_id, public=False)
             verdicts = [v.model_dump(mode="json") for v in cells]
         return {
@@ -196,7 +196,7 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
         logbook: int | None = None,
     ) -> list[board_data.VerdictCell]:
         """Current verdicts (with evidence pointers, flags, provenance and edits)."""
-        paper_id = board_data._paper_id(ctx, paper) if paper else None
+        paper_id = board_data.paper_row_id(ctx, paper) if paper else None
         person = get_participant(ctx, participant).id if participant else None
         public = not who.is_organizer
         return board_data.verdict_cells(ctx, paper_id=paper_id, participant_id=person,

@@ -46,6 +46,7 @@ __all__ = [
     "home_data",
     "logbook_data",
     "paper_data",
+    "paper_row_id",
     "paper_rows",
     "participant_data",
     "pending_recheck",
@@ -297,7 +298,8 @@ class PaperData(BaseModel):
     cells: dict[str, dict[int, VerdictCell]]  # claim key -> logbook id -> verdict
 
 
-def _paper_id(ctx: ChallengeContext, venue_id: str) -> int:
+def paper_row_id(ctx: ChallengeContext, venue_id: str) -> int:
+    """The store id of a paper of this challenge, by venue id (NotFoundError if absent)."""
     with ctx.store.session() as session:
         found = session.scalar(
             select(Paper.id).where(
@@ -310,7 +312,7 @@ def _paper_id(ctx: ChallengeContext, venue_id: str) -> int:
 
 
 def paper_data(ctx: ChallengeContext, venue_id: str) -> PaperData:
-    paper_id = _paper_id(ctx, venue_id)
+    paper_id = paper_row_id(ctx, venue_id)
     with ctx.store.session() as session:
         detail = get_paper(session, ctx.challenge_id, venue_id)
         claims = list_claims(session, ctx.challenge_id, paper=venue_id)

@@ -333,7 +333,7 @@ def _responses(ctx: ChallengeContext, venue_id: str) -> list[Any]:
         from openrepro.outreach import author_responses
     except ImportError:
         return []
-    paper_id = board_data._paper_id(ctx, venue_id)
+    paper_id = board_data.paper_row_id(ctx, venue_id)
     return list(author_responses(ctx, paper_ids=[paper_id]))
 
 

@@ -21,10 +21,10 @@ def ls_cmd(
     fmt: OutputFormat = FormatOption,
 ) -> None:
     """Current verdicts (newest logbook revision and verdict, overrides applied)."""
-    from openrepro.board.data import _paper_id, verdict_cells
+    from openrepro.board.data import paper_row_id, verdict_cells
 
     challenge = open_from(ctx)
-    paper_id = _paper_id(challenge, paper) if paper else None
+    paper_id = paper_row_id(challenge, paper) if paper else None
     cells = verdict_cells(challenge, paper_id=paper_id, public=False)
     if fmt is OutputFormat.json:
         print_json(cells)
