@@ -12,25 +12,26 @@ import importlib.util
 import os
 import shutil
 import sys
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from openrepro.challenge import ChallengeContext, init_challenge
 from openrepro.llm.embedded import EmbeddedBackend, default_model_path
+from pgdb import postgres_database
 
 DATA = Path(__file__).parent / "data"
 
 # Test helpers are imported by module name across folders (e.g. ``from test_bundle import
 # make_bundle``), whichever test file pytest happens to collect first.
-for _folder in sorted(p for p in Path(__file__).parent.iterdir() if p.is_dir()):
+for _folder in [
+    Path(__file__).parent,
+    *sorted(p for p in Path(__file__).parent.iterdir() if p.is_dir()),
+]:
     if str(_folder) not in sys.path and _folder.name not in {"data", "__pycache__"}:
         sys.path.append(str(_folder))
-PG_ENV = "OPENREPRO_TEST_POSTGRES_URL"
 ALLOW_NO_LLM = "OPENREPRO_TEST_ALLOW_NO_LLM"
 CHROMIUM_ENV = "OPENREPRO_TEST_CHROMIUM"
 ALLOW_NO_BROWSER = "OPENREPRO_TEST_ALLOW_NO_BROWSER"
@@ -44,31 +45,13 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(key)
 
 
-def _postgres_database() -> Iterator[str]:
-    admin_url = os.environ.get(PG_ENV)
-    if not admin_url:
-        if os.environ.get("OPENREPRO_TEST_REQUIRE_POSTGRES") == "1":
-            pytest.fail(f"{PG_ENV} is not set but PostgreSQL tests are required")
-        pytest.skip(f"PostgreSQL not available ({PG_ENV} unset; scripts/test.sh sets it)")
-    name = f"t_{uuid.uuid4().hex[:16]}"
-    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield admin_url.rsplit("/", 1)[0] + "/" + name
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
-
-
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A fresh, empty database URL on each backend."""
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'store.db'}"
     else:
-        yield from _postgres_database()
+        yield from postgres_database()
 
 
 @pytest.fixture
@@ -103,7 +86,7 @@ def embedded_backend(embedded_model_path: Path) -> Iterator[EmbeddedBackend]:
     loaded.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """Debian's Chromium driven by Playwright (``executable_path``; Playwright's own browser
     download is not used). ``scripts/chromium.sh`` installs it and exports its path. Fails when

@@ -38,9 +38,9 @@ def second_database(database_url: str, tmp_path: Path) -> Iterator[str]:
     if database_url.startswith("sqlite"):
         yield f"sqlite:///{tmp_path / 'other.db'}"
     else:
-        from conftest import _postgres_database
+        from pgdb import postgres_database
 
-        yield from _postgres_database()
+        yield from postgres_database()
 
 
 def make_challenge(folder: Path, database_url: str) -> ChallengeContext:
