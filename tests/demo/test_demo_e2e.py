@@ -6,6 +6,7 @@ asserted is derived from the scenario's known truth (openrepro.demo.scenario).""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,10 +28,15 @@ FALSE_FALSIFICATION = ("dee", "demo-hashing")  # the judge is fooled; the re-che
 def demo(
     tmp_path_factory: pytest.TempPathFactory, embedded_backend: EmbeddedBackend
 ) -> Iterator[tuple[Path, DemoReport]]:
-    folder = tmp_path_factory.mktemp("demo") / "openrepro-demo"
+    base = tmp_path_factory.mktemp("demo")
     client = LLMClient(embedded_backend)
-    report = run_demo(folder, quick=True, client=client)
-    yield folder, report
+    cwd = os.getcwd()
+    os.chdir(base)  # a relative folder, as `openrepro demo` gets by default
+    try:
+        report = run_demo(Path("openrepro-demo"), quick=True, client=client)
+    finally:
+        os.chdir(cwd)
+    yield base / "openrepro-demo", report
 
 
 def _consensus(verdicts: set[str]) -> str:

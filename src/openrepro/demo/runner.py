@@ -342,6 +342,8 @@ def run_demo(
     replaces the configured LLM (the embedded model by default)."""
     import time
 
+    # absolute: experiments run with their workspace as cwd and TRACKIO_DIR inside it
+    folder = folder.resolve()
     show = progress or DemoProgress()
     papers = QUICK_PAPERS if quick else tuple(dict.fromkeys(c.paper for c in CLAIMS))
     attempts = [a for a in ATTEMPTS if a.paper in papers]
