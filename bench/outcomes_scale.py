@@ -273,20 +273,15 @@ def main() -> None:
     again = build_board_site(ctx, root / "site")
     print(f"site rebuild, unchanged: {time.perf_counter() - t:.1f} s ({again.rendered} rendered)")
 
-    try:
-        from openrepro.freeze import freeze_dataset
-    except ImportError:
-        print("freeze: package not present")
-    else:
-        t = time.perf_counter()
-        frozen = freeze_dataset(ctx, root / "frozen")
-        size = sum(p.stat().st_size for p in (root / "frozen").rglob("*") if p.is_file())
-        print(f"freeze: {time.perf_counter() - t:.1f} s, {size / 1e6:.1f} MB "
-              f"({len(list((root / 'frozen').rglob('*.parquet')))} parquet files)")  # fmt: skip
-        del frozen
-        from openrepro.identity import reopen
+    from openrepro.freeze import freeze_dataset
+    from openrepro.identity import reopen
 
-        reopen(ctx)
+    t = time.perf_counter()
+    freeze_dataset(ctx, root / "frozen")
+    size = sum(p.stat().st_size for p in (root / "frozen").rglob("*") if p.is_file())
+    print(f"freeze: {time.perf_counter() - t:.1f} s, {size / 1e6:.1f} MB "
+          f"({len(list((root / 'frozen').rglob('*.parquet')))} parquet files)")  # fmt: skip
+    reopen(ctx)
 
     if not args.no_load:
         figures = board_load(folder)

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
 
 from pydantic import BaseModel, Field
-from sqlalchemy import bindparam, select, text
+from sqlalchemy import select
 
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.records import ClaimView
 from openrepro.claims.service import list_claims
 from openrepro.errors import NotFoundError
+from openrepro.jobs import jobs_cited_by, list_jobs
+from openrepro.logbooks.records import LogbookRecord
 from openrepro.logbooks.service import LogbookSummary, list_logbooks
 from openrepro.outcomes import (
     ClaimConsensus,
@@ -26,10 +29,9 @@ from openrepro.outcomes import (
     Stats,
     claim_consensus,
     compute_stats,
-    hidden_papers,
     paper_outcomes,
 )
-from openrepro.outcomes.compute import accepted_levels, current_verdicts_sql, run_sql
+from openrepro.outcomes.compute import current_verdicts_query, run_sql
 from openrepro.papers.records import PaperDetail
 from openrepro.papers.service import get_paper, search_papers
 from openrepro.store import Logbook, Paper, Participant
@@ -43,6 +45,7 @@ __all__ = [
     "PaperRow",
     "ParticipantData",
     "VerdictCell",
+    "cited_jobs",
     "home_data",
     "logbook_data",
     "paper_data",
@@ -104,10 +107,9 @@ def verdict_cells(
     public: bool = True,
 ) -> list[VerdictCell]:
     """Current verdicts, optionally of one paper, logbook or participant."""
-    hidden = hidden_papers(ctx) if public else []
     where = []
     restrict = []  # the same conditions, pushed down to the logbooks considered
-    params: dict[str, Any] = {"challenge": ctx.challenge_id}
+    params: dict[str, Any] = {}
     if paper_id is not None:
         where.append("eff.paper_id = :paper_id")
         restrict.append("AND l.paper_id = :paper_id")
@@ -123,10 +125,8 @@ def verdict_cells(
         where.append("eff.participant_id = :participant_id")
         restrict.append("AND l.participant_id = :participant_id")
         params["participant_id"] = participant_id
-    sql = (
-        "WITH "
-        + current_verdicts_sql(bool(hidden), " ".join(restrict))
-        + """
+    select_sql = (
+        """
     SELECT eff.verdict_id, eff.claim_id, c.key, p.venue_id, eff.logbook_id, pt.handle, pt.team,
            l.revision, eff.value, v.verdict, eff.provenance, v.flags, v.rationale, v.evidence,
            v.judge_model, e.editor, e.reason, e.source, v.created_at
@@ -142,13 +142,11 @@ def verdict_cells(
         + (("WHERE " + " AND ".join(where)) if where else "")
         + " ORDER BY p.venue_id, c.id, pt.handle"
     )
-    params["accepted"] = accepted_levels(ctx.settings.min_provenance_verified)
-    stmt = text(sql).bindparams(bindparam("accepted", expanding=True))
-    if hidden:
-        params["hidden"] = hidden
-        stmt = stmt.bindparams(bindparam("hidden", expanding=True))
+    stmt, args = current_verdicts_query(
+        ctx, select_sql, public=public, restrict=" ".join(restrict), params=params
+    )
     with ctx.store.session() as session:
-        rows = session.execute(stmt, params).all()
+        rows = session.execute(stmt, args).all()
     return [
         VerdictCell(
             verdict_id=r[0],
@@ -409,12 +407,17 @@ def participant_data(
 
 
 def _jobs_of(ctx: ChallengeContext, handle: str) -> list[dict[str, Any]]:
-    """Compute jobs of a participant, when the jobs package is available."""
-    try:
-        from openrepro.jobs import list_jobs
-    except ImportError:
-        return []
+    """Compute jobs of a participant."""
     return [job.model_dump(mode="json") for job in list_jobs(ctx, participant=handle)]
+
+
+def cited_jobs(
+    record: LogbookRecord, lookup: Callable[[str], dict[str, Any] | None]
+) -> list[dict[str, Any]]:
+    """The compute jobs a logbook cites, as the logbook page shows them (``ref`` plus the job's
+    fields; an id the platform does not know shows as ``unknown``)."""
+    unknown: dict[str, Any] = {"status": "unknown", "cost_usd": None}
+    return [{"ref": ref, **(lookup(ref) or unknown)} for ref in jobs_cited_by(record)]
 
 
 # -- home ------------------------------------------------------------------------------------
@@ -426,35 +429,30 @@ class HomeData(BaseModel):
     verdicts_by_day: list[tuple[date, dict[str, int]]]
 
 
-def home_data(ctx: ChallengeContext, outcomes: list[PaperOutcome] | None = None) -> HomeData:
+def home_data(
+    ctx: ChallengeContext,
+    outcomes: list[PaperOutcome] | None = None,
+    stats: Stats | None = None,
+) -> HomeData:
+    """The home page's data; ``outcomes`` and ``stats`` when the caller has them already."""
     rows = outcomes if outcomes is not None else paper_outcomes(ctx, public=True)
     statuses = Counter(o.status for o in rows)
     return HomeData(
-        stats=compute_stats(ctx, public=True),
+        stats=stats if stats is not None else compute_stats(ctx, public=True),
         statuses=dict(sorted(statuses.items(), key=lambda kv: (-kv[1], kv[0]))),
         verdicts_by_day=_by_day_sql(ctx),
     )
 
 
 def _by_day_sql(ctx: ChallengeContext) -> list[tuple[date, dict[str, int]]]:
-    hidden = hidden_papers(ctx)
-    sql = (
-        "WITH "
-        + current_verdicts_sql(bool(hidden))
-        + """
-    SELECT v.created_at, eff.value FROM eff JOIN verdicts v ON v.id = eff.verdict_id"""
+    stmt, args = current_verdicts_query(
+        ctx,
+        " SELECT v.created_at, eff.value FROM eff JOIN verdicts v ON v.id = eff.verdict_id",
+        public=True,
     )
-    stmt = text(sql).bindparams(bindparam("accepted", expanding=True))
-    params: dict[str, Any] = {
-        "challenge": ctx.challenge_id,
-        "accepted": accepted_levels(ctx.settings.min_provenance_verified),
-    }
-    if hidden:
-        params["hidden"] = hidden
-        stmt = stmt.bindparams(bindparam("hidden", expanding=True))
     counts: dict[date, Counter[str]] = {}
     with ctx.store.session() as session:
-        for created, value in session.execute(stmt, params):
+        for created, value in session.execute(stmt, args):
             if isinstance(created, str):
                 created = datetime.fromisoformat(created)
             counts.setdefault(created.date(), Counter())[value] += 1

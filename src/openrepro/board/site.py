@@ -36,12 +36,15 @@ from openrepro.challenge import ChallengeContext
 from openrepro.claims.records import ClaimView
 from openrepro.claims.service import _key_order
 from openrepro.claims.values import Scale
+from openrepro.jobs import list_jobs
 from openrepro.logbooks.records import FileRef, LogbookRecord
 from openrepro.logbooks.render import IMAGE_EXTENSIONS, render_logbook
-from openrepro.logbooks.service import LogbookSummary
+from openrepro.logbooks.service import LogbookSummary, logbook_summary
 from openrepro.logbooks.submit import blob_path
 from openrepro.outcomes import claim_consensus, compute_stats, paper_outcomes
+from openrepro.outreach import author_responses
 from openrepro.papers.records import PaperDetail
+from openrepro.recheck import STATUSES
 from openrepro.store import Claim, Logbook, Paper, Participant
 
 __all__ = ["SiteReport", "build_board_site"]
@@ -160,18 +163,8 @@ def _logbooks(ctx: ChallengeContext) -> tuple[list[LogbookSummary], dict[int, di
     manifests: dict[int, dict[str, Any]] = {}
     with ctx.store.session() as session:
         for book, venue_id, handle in session.execute(query):
-            m = book.manifest
-            runs = m.get("runs") or []
-            books.append(
-                LogbookSummary(
-                    id=book.id, paper_id=venue_id, participant=handle, revision=book.revision,
-                    format=book.format, title=book.title, runs=len(runs),
-                    failed_runs=sum(1 for r in runs if r.get("exit_code") not in (0, None)),
-                    metrics=len(m.get("metrics") or []), claims=list(m.get("claims") or []),
-                    submitted_at=book.submitted_at,
-                )
-            )  # fmt: skip
-            manifests[book.id] = m
+            books.append(logbook_summary(book, venue_id, handle))
+            manifests[book.id] = book.manifest
     return books, manifests
 
 
@@ -240,11 +233,7 @@ def build_board_site(
         siblings[(book.paper_id, book.participant)].append(book.id)
 
     # -- home, lists, leaderboard --
-    home = board_data.HomeData(
-        stats=stats,
-        statuses=board_data.home_data(ctx, outcomes).statuses,
-        verdicts_by_day=board_data._by_day_sql(ctx),
-    )
+    home = board_data.home_data(ctx, outcomes, stats)
     url0 = StaticUrls(0)
     b.page(
         "index.html",
@@ -283,8 +272,6 @@ def build_board_site(
                     pages=pages,
                 ),
             )
-    from openrepro.recheck import STATUSES
-
     for wanted in ("", *STATUSES):
         entries = [e for e in queue if not wanted or e.status == wanted]
         b.page(
@@ -296,8 +283,6 @@ def build_board_site(
     tick("lists")
 
     # -- papers --
-    from openrepro.outreach import author_responses
-
     responses: dict[str, list[Any]] = defaultdict(list)
     for answer in author_responses(ctx):
         responses[answer.paper].append(answer)
@@ -392,18 +377,13 @@ class _Jobs:
     """Compute jobs cited by logbooks, looked up in one query (nothing when there are none)."""
 
     def __init__(self, ctx: ChallengeContext) -> None:
-        from openrepro.jobs import list_jobs
-
         self.by_ref = {job.id: job.model_dump(mode="json") for job in list_jobs(ctx)}
 
     def cited(self, manifest: dict[str, Any]) -> list[dict[str, Any]]:
         if not self.by_ref:
             return []
-        from openrepro.jobs import jobs_cited_by
-
-        refs = jobs_cited_by(LogbookRecord.model_validate(manifest))
-        return [{"ref": r, **self.by_ref.get(r, {"status": "unknown", "cost_usd": None})}
-                for r in refs]  # fmt: skip
+        record = LogbookRecord.model_validate(manifest)
+        return board_data.cited_jobs(record, self.by_ref.get)
 
 
 class _FileCopier:

@@ -30,11 +30,13 @@ from openrepro.board import data as board_data
 from openrepro.board.pages import BOARD_CSP, Renderer, WebUrls, home_charts, page_slice
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import NotFoundError, OpenReproError
+from openrepro.jobs import get_job
 from openrepro.logbooks.records import FileRef
 from openrepro.logbooks.render import CSP as LOGBOOK_CSP
 from openrepro.logbooks.render import IMAGE_EXTENSIONS, render_logbook
 from openrepro.logbooks.service import load_logbook
 from openrepro.logbooks.submit import blob_path
+from openrepro.outreach import author_responses
 from openrepro.store import Challenge, Claim, ClaimEdit, Logbook, Paper, Verdict, VerdictEdit
 
 T = TypeVar("T")
@@ -328,29 +330,20 @@ def _web_file_url(ref: FileRef) -> str | None:
 
 
 def _responses(ctx: ChallengeContext, venue_id: str) -> list[Any]:
-    """Author responses on a paper, when the outreach package is present."""
-    try:
-        from openrepro.outreach import author_responses
-    except ImportError:
-        return []
+    """Author responses on a paper."""
     paper_id = board_data.paper_row_id(ctx, venue_id)
     return list(author_responses(ctx, paper_ids=[paper_id]))
 
 
-def _jobs_cited(ctx: ChallengeContext, logbook_id: int) -> list[Any]:
-    """Compute jobs a logbook cites, when the jobs package is present."""
-    try:
-        from openrepro.jobs import get_job, jobs_cited_by
-    except ImportError:
-        return []
+def _jobs_cited(ctx: ChallengeContext, logbook_id: int) -> list[dict[str, Any]]:
+    """Compute jobs a logbook cites, looked up on their platform."""
     with ctx.store.session() as session:
         record = load_logbook(session, ctx.challenge_id, logbook_id)
-    out = []
-    for ref in jobs_cited_by(record):
+
+    def lookup(ref: str) -> dict[str, Any] | None:
         try:
-            job = get_job(ctx, ref)
+            return get_job(ctx, ref).model_dump(mode="json")
         except OpenReproError:
-            out.append({"ref": ref, "status": "unknown", "cost_usd": None})
-            continue
-        out.append({"ref": ref, **job.model_dump(mode="json")})
-    return out
+            return None
+
+    return board_data.cited_jobs(record, lookup)

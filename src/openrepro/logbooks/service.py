@@ -15,7 +15,13 @@ from openrepro.logbooks.records import FileRef, LogbookRecord
 from openrepro.logbooks.submit import blob_path
 from openrepro.store import Logbook, Paper, Participant
 
-__all__ = ["LogbookSummary", "list_logbooks", "load_logbook", "locator"]
+__all__ = [
+    "LogbookSummary",
+    "list_logbooks",
+    "load_logbook",
+    "locator",
+    "logbook_summary",
+]
 
 
 class LogbookSummary(BaseModel):
@@ -32,13 +38,17 @@ class LogbookSummary(BaseModel):
     submitted_at: datetime
 
 
-def _summary(book: Logbook, venue_id: str, handle: str) -> LogbookSummary:
-    record = LogbookRecord.model_validate(book.manifest)
+def logbook_summary(book: Logbook, venue_id: str, handle: str) -> LogbookSummary:
+    """A stored logbook in a line. Counted from the stored manifest (a validated
+    :class:`LogbookRecord` dump) without validating it again: lists of many logbooks stay cheap."""
+    manifest = book.manifest
+    runs = manifest.get("runs") or []
     return LogbookSummary(
         id=book.id, paper_id=venue_id, participant=handle, revision=book.revision,
-        format=book.format, title=book.title, runs=len(record.runs),
-        failed_runs=sum(1 for r in record.runs if r.exit_code not in (0, None)),
-        metrics=len(record.metrics), claims=record.claims, submitted_at=book.submitted_at,
+        format=book.format, title=book.title, runs=len(runs),
+        failed_runs=sum(1 for r in runs if r.get("exit_code") not in (0, None)),
+        metrics=len(manifest.get("metrics") or []), claims=list(manifest.get("claims") or []),
+        submitted_at=book.submitted_at,
     )  # fmt: skip
 
 
@@ -56,7 +66,7 @@ def list_logbooks(
         query = query.where(Paper.venue_id == paper)
     if participant is not None:
         query = query.where(Participant.handle == participant)
-    return [_summary(book, venue, handle) for book, venue, handle in session.execute(query)]
+    return [logbook_summary(book, venue, handle) for book, venue, handle in session.execute(query)]
 
 
 def load_logbook(session: Session, challenge_id: int, logbook_id: int) -> LogbookRecord:

@@ -32,6 +32,7 @@ from openrepro.store import Logbook, Paper
 __all__ = [
     "accepted_levels",
     "claim_consensus",
+    "current_verdicts_query",
     "current_verdicts_sql",
     "hidden_papers",
     "paper_outcomes",
@@ -199,6 +200,21 @@ def _statement(body: str, hidden: Sequence[int], papers: Sequence[int] | None) -
     if papers is not None:
         stmt = stmt.bindparams(bindparam("papers", expanding=True))
     return stmt
+
+
+def current_verdicts_query(
+    ctx: ChallengeContext,
+    select_sql: str,
+    *,
+    public: bool,
+    restrict: str = "",
+    params: dict[str, Any] | None = None,
+) -> tuple[Any, dict[str, Any]]:
+    """A statement and its parameters: ``select_sql`` over ``eff`` (the current verdicts) and its
+    steps, with ``restrict`` pushed down to the logbooks (see :func:`current_verdicts_sql`)."""
+    hidden = hidden_papers(ctx) if public else []
+    body = "WITH " + current_verdicts_sql(bool(hidden), restrict) + select_sql
+    return _statement(body, hidden, None), {**_params(ctx, hidden, None), **(params or {})}
 
 
 def run_sql(
