@@ -140,7 +140,8 @@ def duckdb_stats(db_file: Path) -> tuple[float, list[Any]]:
 
     import duckdb
 
-    from openrepro.outcomes.compute import _CONSENSUS_SQL, current_verdicts_sql
+    from openrepro.outcomes.compute import _CONSENSUS_SQL
+    from openrepro.outcomes.current import current_verdicts_sql
     from openrepro.outcomes.stats import _ROWS_SQL
 
     src = sqlite3.connect(db_file)

@@ -9,8 +9,9 @@ import pytest
 
 from openrepro.challenge import ChallengeContext
 from openrepro.claims import add_claim
+from openrepro.errors import WorkspaceExistsError
 from openrepro.papers import PaperRecord, import_papers
-from openrepro.workspace import WorkspaceExistsError, pull_paper
+from openrepro.workspace import pull_paper
 
 ABSTRACT = "On GLUE, the method reaches 88.1 average accuracy with a 350M-parameter backbone."
 

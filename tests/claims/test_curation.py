@@ -7,7 +7,6 @@ from sqlalchemy import select
 
 from openrepro.challenge import ChallengeContext
 from openrepro.claims import (
-    ClaimError,
     add_claim,
     edit_claim,
     get_claim,
@@ -15,7 +14,7 @@ from openrepro.claims import (
     remove_claim,
     split_claim_id,
 )
-from openrepro.errors import NotFoundError
+from openrepro.errors import ClaimError, NotFoundError
 from openrepro.papers import PaperRecord, import_papers
 from openrepro.store import ClaimEdit
 
@@ -127,8 +126,8 @@ def test_ungrounded_or_invalid_changes_are_refused_and_nothing_changes(
 def test_a_claims_tolerance_is_kept_and_used_by_the_judge(
     challenge: ChallengeContext, paper: str
 ) -> None:
-    from openrepro.judge.decide import compare
-    from openrepro.judge.records import Measurement, Pointer
+    from openrepro.evidence.decide import compare
+    from openrepro.evidence.records import Measurement, Pointer
 
     with challenge.store.session() as s:
         view = add_claim(s, challenge.challenge_id, paper, text="Reaches 88.1.", kind="result",

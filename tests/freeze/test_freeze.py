@@ -18,15 +18,16 @@ from types import ModuleType
 
 import pyarrow.parquet as pq
 import pytest
-from pydantic import BaseModel
 from sqlalchemy import select
 from typer.testing import CliRunner
 
 from openrepro.challenge import ChallengeContext, init_challenge, open_challenge
 from openrepro.cli import app
-from openrepro.errors import FrozenError
-from openrepro.freeze import CHECKSUMS, TABLES, FreezeError, export_dataset, freeze_dataset
+from openrepro.errors import FreezeError, FrozenError
+from openrepro.freeze import CHECKSUMS, TABLES, TableSpec, export_dataset, freeze_dataset
 from openrepro.identity import ensure_writable, register, reopen
+from openrepro.outcomes import compute_stats, render_tables
+from openrepro.outreach import record_response
 from openrepro.store import Claim, ClaimEdit, Paper, Participant, Verdict
 
 
@@ -42,7 +43,7 @@ def _load(name: str, path: Path) -> ModuleType:
 
 
 outcome_store = _load("outcome_store", Path(__file__).parents[1] / "outcomes" / "outcome_store.py")
-TABLE_NAMES = [spec.name for spec in TABLES] + ["author_responses"]
+TABLE_NAMES = [spec.name for spec in TABLES]
 SECRET_EMAIL = "alice-private@example.org"
 
 
@@ -166,8 +167,8 @@ def test_freeze_is_complete_deterministic_and_read_only(
         assert f"### `{name}` ({first.rows[name]} rows)" in card
     assert "| `effective` | `string` |" in card
     assert "| ≥ 1 claim verified | 4 | 44.4 % |" in card
-    no_outreach = "`author_responses` is empty: this openrepro had no author outreach"
-    assert (no_outreach in card) == (not first.author_responses)
+    # the outcome tables are the stats' own Markdown (one rendering, no drifted copy)
+    assert render_tables(compute_stats(challenge), credit_limit=0).strip() in card
     assert "Venue: `Test/2026`" in card and 'license: "cc-by-4.0"' in front
     assert f"{first.frozen_at:%Y-%m-%d %H:%M:%S} UTC" in card
 
@@ -210,42 +211,56 @@ def test_the_dataset_loads_with_datasets(tmp_path: Path, monkeypatch: pytest.Mon
     assert verdicts.features["created_at"].dtype.startswith("timestamp[us")
 
 
-def _spec(name: str) -> object:
-    from openrepro.freeze.tables import AUTHOR_RESPONSES_FALLBACK
-
-    return next((s for s in TABLES if s.name == name), AUTHOR_RESPONSES_FALLBACK)
+def _spec(name: str) -> TableSpec:
+    return next(s for s in TABLES if s.name == name)
 
 
-def test_author_responses_come_from_outreach_when_it_is_there(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_author_responses_have_a_declared_schema(
+    challenge: ChallengeContext, tmp_path: Path
 ) -> None:
-    class Response(BaseModel):
-        paper: str
-        status: str
-        votes: int
-        details: dict[str, object]
-
-    module = ModuleType("openrepro.outreach")
-    module.author_responses = lambda ctx: [  # type: ignore[attr-defined]
-        Response(paper="P2", status="disputed", votes=2, details={"b": 1, "a": 2}),
-        Response(paper="P1", status="agreed", votes=1, details={}),
-    ]
-    monkeypatch.setitem(sys.modules, "openrepro.outreach", module)
-    ctx = init_challenge(tmp_path / "ch", "ar", database_url=f"sqlite:///{tmp_path / 'a.db'}")
-    try:
-        report = freeze_dataset(ctx, tmp_path / "out")
-    finally:
-        ctx.close()
-    assert report.author_responses and report.rows["author_responses"] == 2
+    """Author responses recorded through outreach are frozen with the table's declared columns
+    and types (not inferred from whatever the rows hold)."""
+    outcome_store.build_outcome_store(challenge)
+    record_response(challenge, "P4-allfalse/C1", "disputes", note="we ran it again")
+    record_response(challenge, "P3-mixed/C2", "fixed", version="arXiv v2")
+    record_response(challenge, "P4-allfalse/C1", "agrees")  # the newest answer per claim counts
+    report = export_dataset(challenge, tmp_path / "out")
+    assert report.rows["author_responses"] == 2
     rows = _jsonl(tmp_path / "out", "author_responses")
-    assert rows == [
-        {"paper": "P1", "status": "agreed", "votes": 1, "details": {}},
-        {"paper": "P2", "status": "disputed", "votes": 2, "details": {"a": 2, "b": 1}},
+    assert [list(r) for r in rows] == [[c.name for c in _spec("author_responses").columns]] * 2
+    assert [(r["claim"], r["response"], r["version"]) for r in rows] == [
+        ("P3-mixed/C2", "fixed", "arXiv v2"),
+        ("P4-allfalse/C1", "agrees", None),
     ]
     schema = pq.read_schema(tmp_path / "out" / "data" / "author_responses.parquet")
-    assert str(schema.field("votes").type) == "int64"
+    assert schema.equals(_spec("author_responses").schema)
     card = (tmp_path / "out" / "README.md").read_text()
-    assert "- config_name: author_responses\n" in card and "had no author outreach" not in card
+    assert "- config_name: author_responses\n" in card
+    assert "| agrees | 1 |" in card and "| fixed | 1 |" in card
+
+
+def test_a_reader_that_drifts_from_its_table_is_refused(
+    challenge: ChallengeContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Columns are matched by name: a reader that gains or loses a column fails loudly, naming
+    it, instead of shifting every value after it into the wrong column."""
+    import openrepro.freeze.export as export
+
+    outcome_store.build_outcome_store(challenge)
+    real = export._participants
+    monkeypatch.setattr(
+        export, "_participants", lambda s, c: [{**r, "email": "x"} for r in real(s, c)]
+    )
+    with pytest.raises(FreezeError, match=r"participants: .*unknown: email"):
+        export_dataset(challenge, tmp_path / "out")
+    monkeypatch.setattr(
+        export,
+        "_participants",
+        lambda s, c: [{"participant": r["participant"]} for r in real(s, c)],
+    )
+    with pytest.raises(FreezeError, match=r"participants: .*missing: team"):
+        export_dataset(challenge, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_foreign_folder_is_refused_and_the_challenge_stays_open(

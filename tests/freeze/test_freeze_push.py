@@ -19,7 +19,8 @@ from typer.testing import CliRunner
 
 from openrepro.challenge import init_challenge
 from openrepro.cli import app
-from openrepro.freeze import PushError, push_dataset
+from openrepro.errors import PushError
+from openrepro.freeze import push_dataset
 
 REPO = "orgs-team/test-frozen"
 

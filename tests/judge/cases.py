@@ -26,8 +26,8 @@ from sqlalchemy import select
 
 from openrepro.challenge import ChallengeContext
 from openrepro.claims import add_claim
+from openrepro.evidence.records import Flag, Verdict
 from openrepro.judge.evaluate import Label
-from openrepro.judge.records import Flag, Verdict
 from openrepro.logbooks.submit import submit_logbook
 from openrepro.papers import PaperRecord, import_papers
 from openrepro.store import Paper

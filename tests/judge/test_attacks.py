@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from attacks import ATTACKS, Attack, base_claim, build_attacks, clean
 
+from openrepro.evidence.gather import check_pointer
 from openrepro.judge.engine import JudgedClaim, judge_claim
-from openrepro.judge.gather import check_pointer
 from openrepro.llm import LLMClient, Message, RawCompletion
 from openrepro.llm.embedded import EmbeddedBackend
 

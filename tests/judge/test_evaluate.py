@@ -15,17 +15,16 @@ import pytest
 from cases import CASES, build_labelled_set
 
 from openrepro.challenge import ChallengeContext, init_challenge
-from openrepro.errors import NotFoundError
+from openrepro.errors import LabelError, NotFoundError
+from openrepro.evidence.records import VERDICTS
 from openrepro.judge.evaluate import (
     EvalReport,
     Label,
-    LabelError,
     evaluate,
     read_labels,
     render_table,
     score_confusion,
 )
-from openrepro.judge.records import VERDICTS
 from openrepro.judge.service import JudgeReport, judge_logbooks
 
 

@@ -14,8 +14,8 @@ from sqlalchemy import func, select
 
 from openrepro.challenge import ChallengeContext
 from openrepro.claims import add_claim
-from openrepro.judge.gather import check_pointer
-from openrepro.judge.records import Pointer
+from openrepro.evidence.gather import check_pointer
+from openrepro.evidence.records import Pointer
 from openrepro.judge.service import judge_logbooks
 from openrepro.llm import LLMClient, Message, RawCompletion
 from openrepro.llm.embedded import EmbeddedBackend

@@ -16,8 +16,8 @@ from fake_hub import FakeHub, serve_hub
 from huggingface_hub import constants
 from test_bundle import make_bundle
 
-from openrepro.errors import OpenReproError
-from openrepro.logbooks.publish import PublishError, publish_bundle, space_readme
+from openrepro.errors import OpenReproError, PublishError
+from openrepro.logbooks.publish import publish_bundle, space_readme
 from openrepro.logbooks.records import LogbookRecord
 
 SPACE = "ada/p1-logbook"

@@ -17,18 +17,21 @@ from typer.testing import CliRunner
 from openrepro.challenge import ChallengeContext
 from openrepro.cli import app
 from openrepro.errors import ConfigError
+from openrepro.evidence.records import Pointer
 from openrepro.judge import judge_logbooks
-from openrepro.judge.records import Pointer
-from openrepro.outcomes import compute_stats
-from openrepro.outreach import (
+from openrepro.outcomes import (
     author_response_counts,
     author_responses,
+    compute_stats,
+    current_verdicts,
+)
+from openrepro.outreach import (
     draft_messages,
     list_messages,
     record_response,
     send_messages,
 )
-from openrepro.recheck import current_verdicts, decide, run_recheck
+from openrepro.recheck import decide, run_recheck
 from openrepro.recheck.checks import describe_pointer
 
 

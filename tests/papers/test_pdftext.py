@@ -9,10 +9,10 @@ import pdfgen
 import pytest
 from pypdf import PageObject
 
+from openrepro.errors import PdfTextError
 from openrepro.papers import pdftext
 from openrepro.papers.pdftext import (
     PdfText,
-    PdfTextError,
     abstract_guess,
     clean_text,
     extract_text,

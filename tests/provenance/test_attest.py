@@ -9,9 +9,10 @@ from sqlalchemy import select
 from test_replay import TRACKIO, _call, _verdict, _workspace
 
 from openrepro.challenge import ChallengeContext
+from openrepro.jobs import jobs_cited_by_run
 from openrepro.logbooks.service import load_logbook
 from openrepro.logbooks.submit import submit_logbook
-from openrepro.provenance import JobEvidence, attest_logbook, cited_jobs
+from openrepro.provenance import JobEvidence, attest_logbook
 from openrepro.store.tables_provenance import Replay
 
 
@@ -23,7 +24,7 @@ def _job_logbook(ctx: ChallengeContext, ws: Path, job: str) -> tuple[int, str]:
     book = submit_logbook(ctx, ws, handle=ws.name).logbook_id
     with ctx.store.session() as session:
         record = load_logbook(session, ctx.challenge_id, book)
-    assert cited_jobs(record, record.runs[0]) == [job]
+    assert jobs_cited_by_run(record, record.runs[0]) == [job]
     return book, record.runs[0].output
 
 

@@ -1,6 +1,6 @@
 """Property-based tests (hypothesis): the logbook and bundle parsers and safe unpacking never
 fail with anything but the project's own errors and never write outside their target; the
-tolerance rules (:func:`openrepro.judge.decide.compare`) keep the properties a reader relies on.
+tolerance rules (:func:`openrepro.evidence.decide.compare`) keep the properties a reader relies on.
 
 Example counts stay modest (``max_examples`` 40-60) so the whole module runs in seconds.
 """
@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 from openrepro.claims.values import ReportedValue
 from openrepro.errors import LogbookError, OpenReproError
-from openrepro.judge.decide import compare
-from openrepro.judge.records import Measurement, Pointer
+from openrepro.evidence.decide import compare
+from openrepro.evidence.records import Measurement, Pointer
 from openrepro.logbooks.archive import ArchiveLimits, safe_extract
 from openrepro.logbooks.bundle import read_bundle
 from openrepro.logbooks.trackio_reader import read_trackio_logbook

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, File, Form, Header, Query, UploadFile
 from pydantic import BaseModel, Field
 
 from openrepro.board import data as board_data
+from openrepro.board.cache import PageCache
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.records import ClaimView
 from openrepro.claims.service import edit_claim
@@ -35,9 +36,6 @@ from openrepro.identity import (
 from openrepro.logbooks.submit import SubmitReport, submit_logbook
 from openrepro.outcomes import OverrideResult, Stats, compute_stats, override_verdict
 from openrepro.workspace import WorkspacePayload, workspace_payload
-
-if TYPE_CHECKING:
-    from openrepro.board.web import PageCache
 
 __all__ = ["api_router"]
 

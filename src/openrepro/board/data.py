@@ -31,9 +31,11 @@ from openrepro.outcomes import (
     compute_stats,
     paper_outcomes,
 )
-from openrepro.outcomes.compute import current_verdicts_query, run_sql
+from openrepro.outcomes.compute import run_sql
+from openrepro.outcomes.current import current_verdicts_query
 from openrepro.papers.records import PaperDetail
 from openrepro.papers.service import get_paper, search_papers
+from openrepro.recheck import FLAG_REASONS, latest_decisions, recheck_queue
 from openrepro.store import Logbook, Paper, Participant
 
 __all__ = [
@@ -195,10 +197,8 @@ OPEN_RECHECK = ("open", "checked", "needs-more-evidence")
 def recheck_entries(
     ctx: ChallengeContext, status: str | None = None, reason: str | None = None
 ) -> list[Any]:
-    """The re-check queue (see :mod:`openrepro.recheck`), for the board."""
-    from openrepro.recheck import recheck_queue
-
-    return list(recheck_queue(ctx, status=status, reason=reason))
+    """The re-check queue (see :mod:`openrepro.recheck`) as readers may see it."""
+    return list(recheck_queue(ctx, status=status, reason=reason, public=True))
 
 
 def _needs_recheck(outcome: PaperOutcome, pending: set[str] | None = None) -> bool:
@@ -221,9 +221,6 @@ def pending_recheck(ctx: ChallengeContext) -> set[str]:
 
     Computed in two queries, cheap enough for the paper list under load; claims queued only for
     their logbooks' prose (which needs every logbook read) show on the queue page."""
-    from openrepro.recheck.records import FLAG_REASONS
-    from openrepro.store.tables_organizer import RecheckDecision
-
     rows = claim_consensus(ctx, public=True)
     paper_of = {r.claim_id: r.paper for r in rows}
     queued = {r.claim_id for r in rows if r.consensus in ("falsified", "contested")}
@@ -234,13 +231,10 @@ def pending_recheck(ctx: ChallengeContext) -> set[str]:
     )
     with ctx.store.session() as session:
         queued |= {r[0] for r in run_sql(session, ctx, tail, True, None)}
-        settled: dict[int, str] = {}
-        for claim_id, decision in session.execute(
-            select(RecheckDecision.claim_id, RecheckDecision.decision)
-            .where(RecheckDecision.challenge_id == ctx.challenge_id)
-            .order_by(RecheckDecision.id)
-        ):
-            settled[claim_id] = decision  # the newest wins
+        settled = {
+            claim_id: row.decision
+            for claim_id, row in latest_decisions(session, ctx.challenge_id).items()
+        }
     return {
         paper_of[c]
         for c in queued
@@ -315,9 +309,6 @@ def paper_data(ctx: ChallengeContext, venue_id: str) -> PaperData:
         detail = get_paper(session, ctx.challenge_id, venue_id)
         claims = list_claims(session, ctx.challenge_id, paper=venue_id)
         books = list_logbooks(session, ctx.challenge_id, paper=venue_id)
-    newest: dict[str, LogbookSummary] = {}
-    for book in books:
-        newest[book.participant] = book  # ordered by id: the newest revision wins
     outcome = paper_outcomes(ctx, paper_ids=[paper_id], public=True)[0]
     consensus = {c.key: c for c in claim_consensus(ctx, paper_ids=[paper_id], public=True)}
     cells: dict[str, dict[int, VerdictCell]] = {}
@@ -325,7 +316,7 @@ def paper_data(ctx: ChallengeContext, venue_id: str) -> PaperData:
         cells.setdefault(cell.claim_key, {})[cell.logbook_id] = cell
     return PaperData(
         paper=detail, outcome=outcome, claims=[c for c in claims if c.status == "active"],
-        consensus=consensus, logbooks=sorted(newest.values(), key=lambda b: b.id), cells=cells,
+        consensus=consensus, logbooks=[b for b in books if b.current], cells=cells,
     )  # fmt: skip
 
 

@@ -34,15 +34,15 @@ from openrepro.board.pages import (
 )
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.records import ClaimView
-from openrepro.claims.service import _key_order
+from openrepro.claims.service import key_order
 from openrepro.claims.values import Scale
 from openrepro.jobs import list_jobs
 from openrepro.logbooks.records import FileRef, LogbookRecord
 from openrepro.logbooks.render import IMAGE_EXTENSIONS, render_logbook
+from openrepro.logbooks.revisions import latest_logbook_ids
 from openrepro.logbooks.service import LogbookSummary, logbook_summary
 from openrepro.logbooks.submit import blob_path
-from openrepro.outcomes import claim_consensus, compute_stats, paper_outcomes
-from openrepro.outreach import author_responses
+from openrepro.outcomes import author_responses, claim_consensus, compute_stats, paper_outcomes
 from openrepro.papers.records import PaperDetail
 from openrepro.recheck import STATUSES
 from openrepro.store import Claim, Logbook, Paper, Participant
@@ -146,7 +146,7 @@ def _claims(ctx: ChallengeContext) -> dict[str, list[ClaimView]]:
                 )
             )  # fmt: skip
     for views in out.values():
-        views.sort(key=lambda v: _key_order(v.key))
+        views.sort(key=lambda v: key_order(v.key))
     return out
 
 
@@ -162,8 +162,9 @@ def _logbooks(ctx: ChallengeContext) -> tuple[list[LogbookSummary], dict[int, di
     books: list[LogbookSummary] = []
     manifests: dict[int, dict[str, Any]] = {}
     with ctx.store.session() as session:
+        current = set(latest_logbook_ids(session, ctx.challenge_id))
         for book, venue_id, handle in session.execute(query):
-            books.append(logbook_summary(book, venue_id, handle))
+            books.append(logbook_summary(book, venue_id, handle, current=book.id in current))
             manifests[book.id] = book.manifest
     return books, manifests
 
@@ -219,15 +220,13 @@ def build_board_site(
                 select(Paper.venue_id, Paper.title).where(Paper.challenge_id == ctx.challenge_id)
             ).all()
         )
-    newest: dict[tuple[str, str], LogbookSummary] = {}
-    for book in books:
-        newest[(book.paper_id, book.participant)] = book
     books_of_paper: dict[str, list[LogbookSummary]] = defaultdict(list)
     books_of_person: dict[str, list[LogbookSummary]] = defaultdict(list)
     for book in books:
         books_of_person[book.participant].append(book)
-    for book in newest.values():
-        books_of_paper[book.paper_id].append(book)
+    for book in books:
+        if book.current:
+            books_of_paper[book.paper_id].append(book)
     siblings: dict[tuple[str, str], list[int]] = defaultdict(list)
     for book in books:
         siblings[(book.paper_id, book.participant)].append(book.id)

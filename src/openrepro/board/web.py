@@ -6,27 +6,26 @@ document (the participant issue's renderer) with an even stricter policy and sho
 sandboxed frame, and only raster images of logbooks are served, by content hash.
 
 Speed: rendered pages are cached per URL until the store changes; whether it changed is checked
-at most once per ``cache_seconds`` with one cheap query (:func:`store_version`).
+at most once per ``cache_seconds`` with one cheap query
+(:func:`~openrepro.board.cache.store_version`).
 """
 
 from __future__ import annotations
 
-import threading
-import time
-from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
-from sqlalchemy import func, select
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from openrepro import __version__
 from openrepro.board import data as board_data
+from openrepro.board.api import api_router
+from openrepro.board.cache import PageCache
 from openrepro.board.pages import BOARD_CSP, Renderer, WebUrls, home_charts, page_slice
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import NotFoundError, OpenReproError
@@ -36,91 +35,15 @@ from openrepro.logbooks.render import CSP as LOGBOOK_CSP
 from openrepro.logbooks.render import IMAGE_EXTENSIONS, render_logbook
 from openrepro.logbooks.service import load_logbook
 from openrepro.logbooks.submit import blob_path
-from openrepro.outreach import author_responses
-from openrepro.store import Challenge, Claim, ClaimEdit, Logbook, Paper, Verdict, VerdictEdit
+from openrepro.outcomes import author_responses, compute_stats
+from openrepro.recheck import REASONS, STATUSES
 
 T = TypeVar("T")
 
-__all__ = ["PageCache", "SecurityHeaders", "create_app", "store_version"]
+__all__ = ["SecurityHeaders", "create_app"]
 
 _MEDIA = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
           ".webp": "image/webp"}  # fmt: skip
-
-
-def store_version(ctx: ChallengeContext) -> tuple[Any, ...]:
-    """A fingerprint that changes whenever anything the board shows changes."""
-    with ctx.store.session() as session:
-        return tuple(
-            session.execute(
-                select(
-                    select(func.max(Paper.updated_at))
-                    .where(Paper.challenge_id == ctx.challenge_id)
-                    .scalar_subquery(),
-                    select(func.count(Paper.id))
-                    .where(Paper.challenge_id == ctx.challenge_id)
-                    .scalar_subquery(),
-                    select(func.max(Claim.id)).scalar_subquery(),
-                    select(func.max(ClaimEdit.id)).scalar_subquery(),
-                    select(func.max(Logbook.id)).scalar_subquery(),
-                    select(func.max(Verdict.id)).scalar_subquery(),
-                    select(func.max(VerdictEdit.id)).scalar_subquery(),
-                    select(Challenge.frozen_at)
-                    .where(Challenge.id == ctx.challenge_id)
-                    .scalar_subquery(),
-                )
-            ).one()
-        )
-
-
-class PageCache:
-    """Rendered responses per key, dropped when the store's fingerprint changes."""
-
-    def __init__(self, ctx: ChallengeContext, seconds: float = 1.0, size: int = 4096) -> None:
-        self.ctx, self.seconds, self.size = ctx, seconds, size
-        self._lock = threading.Lock()
-        self._pages: OrderedDict[str, Any] = OrderedDict()
-        self._version: tuple[Any, ...] | None = None
-        self._checked = 0.0
-
-    def _fresh(self) -> None:
-        now = time.monotonic()
-        if now - self._checked < self.seconds:
-            return
-        version = store_version(self.ctx)
-        with self._lock:
-            self._checked = now
-            if version != self._version:
-                self._version = version
-                self._pages.clear()
-
-    def peek(self, key: str) -> str | None:
-        """The cached page when the store was checked recently enough, else None."""
-        if self.seconds <= 0 or time.monotonic() - self._checked >= self.seconds:
-            return None
-        with self._lock:
-            page = self._pages.get(key)
-        return page if isinstance(page, str) else None
-
-    def value(self, key: str, build: Callable[[], T]) -> T:
-        """The cached value of ``key``, built when absent or when the store changed."""
-        if self.seconds <= 0:
-            return build()
-        self._fresh()
-        with self._lock:
-            if key in self._pages:
-                self._pages.move_to_end(key)
-                found: T = self._pages[key]
-                return found
-        made = build()
-        with self._lock:
-            self._pages[key] = made
-            while len(self._pages) > self.size:
-                self._pages.popitem(last=False)
-        return made
-
-    def get(self, key: str, build: Callable[[], str]) -> str:
-        """The rendered page of ``key``."""
-        return self.value(key, build)
 
 
 class SecurityHeaders:
@@ -151,29 +74,8 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-def _status_of(exc: OpenReproError) -> int:
-    from openrepro.errors import (
-        AuthError,
-        BudgetError,
-        ConfigError,
-        FrozenError,
-        LogbookError,
-        PermissionDeniedError,
-    )
-
-    for kind, status in (
-        (NotFoundError, 404), (AuthError, 401), (PermissionDeniedError, 403),
-        (FrozenError, 409), (BudgetError, 402), (LogbookError, 422), (ConfigError, 400),
-    ):  # fmt: skip
-        if isinstance(exc, kind):
-            return status
-    return 400
-
-
 def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
     """The board of one opened challenge (HTML pages + ``/api/v1``)."""
-    from openrepro.board.api import api_router
-
     app = FastAPI(
         title=f"openrepro board: {ctx.settings.title or ctx.settings.name}",
         version=__version__,
@@ -193,7 +95,7 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
 
     @app.exception_handler(OpenReproError)
     async def openrepro_error(request: Request, exc: OpenReproError) -> Response:
-        status = _status_of(exc)
+        status = exc.http_status
         if request.url.path.startswith("/api/"):
             return JSONResponse(
                 {"error": {"type": type(exc).__name__, "message": str(exc)}}, status_code=status
@@ -287,8 +189,6 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
     @app.get("/leaderboard", response_class=HTMLResponse, include_in_schema=False)
     async def leaderboard() -> HTMLResponse:
         def build() -> str:
-            from openrepro.outcomes import compute_stats
-
             credit = compute_stats(ctx, public=True).credit
             return renderer.render("leaderboard.html", url, static=False, credit=credit)
 
@@ -297,8 +197,6 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
     @app.get("/recheck", response_class=HTMLResponse, include_in_schema=False)
     async def recheck(status: str = "", reason: str = "") -> HTMLResponse:
         def build() -> str:
-            from openrepro.recheck import REASONS, STATUSES
-
             entries = board_data.recheck_entries(ctx, status or None, reason or None)
             return renderer.render("recheck.html", url, static=False, entries=entries,
                                    status=status, reason=reason, statuses=STATUSES,

@@ -10,7 +10,6 @@ from openrepro.claims.records import (
     Quote,
 )
 from openrepro.claims.service import (
-    ClaimError,
     add_claim,
     edit_claim,
     get_claim,
@@ -23,7 +22,6 @@ from openrepro.claims.values import ReportedValue, Scale, parse_scale, parse_val
 
 __all__ = [
     "PROMPT_VERSION",
-    "ClaimError",
     "ClaimView",
     "ExtractedClaim",
     "ExtractionOutput",

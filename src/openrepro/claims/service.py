@@ -15,27 +15,22 @@ from sqlalchemy.orm import Session, selectinload
 from openrepro.claims.records import ClaimView, Quote
 from openrepro.claims.text import locate
 from openrepro.claims.values import Scale, parse_scale, parse_values
-from openrepro.errors import NotFoundError, OpenReproError
+from openrepro.errors import ClaimError, NotFoundError
 from openrepro.identity.service import check_not_frozen
 from openrepro.store import CLAIM_KINDS, Claim, ClaimEdit, Paper
 
 __all__ = [
-    "ClaimError",
     "add_claim",
     "claim_view",
     "edit_claim",
     "get_claim",
     "ground_quotes",
+    "key_order",
     "list_claims",
     "remove_claim",
+    "resolve_claim",
     "split_claim_id",
 ]
-
-
-class ClaimError(OpenReproError):
-    """A claim change was refused (ungrounded quote, unknown kind, nothing to change)."""
-
-    exit_code = 2
 
 
 def split_claim_id(claim_id: str) -> tuple[str, str]:
@@ -74,7 +69,7 @@ def claim_view(claim: Claim, venue_id: str) -> ClaimView:
     )
 
 
-def _key_order(key: str) -> tuple[int, str]:
+def key_order(key: str) -> tuple[int, str]:
     return (int(key[1:]), key) if key[1:].isdigit() else (10**9, key)
 
 
@@ -99,7 +94,7 @@ def list_claims(
     if not include_removed:
         query = query.where(Claim.status == "active")
     rows = session.execute(query).all()
-    rows = sorted(rows, key=lambda r: (r[1], _key_order(r[0].key)))
+    rows = sorted(rows, key=lambda r: (r[1], key_order(r[0].key)))
     return [claim_view(claim, venue_id) for claim, venue_id in rows]
 
 
@@ -119,6 +114,17 @@ def get_claim(session: Session, challenge_id: int, claim_id: str) -> tuple[Claim
     if claim is None:
         raise NotFoundError(f"no claim {claim_id!r}")
     return claim, paper
+
+
+def resolve_claim(session: Session, challenge_id: int, claim: str) -> tuple[Claim, Paper]:
+    """A claim of this challenge by its id ``<paper>/<key>`` or its numeric row id."""
+    if claim.isdigit():
+        row = session.get(Claim, int(claim))
+        paper = session.get(Paper, row.paper_id) if row is not None else None
+        if row is None or paper is None or paper.challenge_id != challenge_id:
+            raise NotFoundError(f"no claim {claim}")
+        return row, paper
+    return get_claim(session, challenge_id, claim)
 
 
 def ground_quotes(paper: Paper, quotes: list[str]) -> list[Quote]:

@@ -18,7 +18,7 @@ from openrepro.cli._common import (
     progress_bar,
 )
 from openrepro.cli.claims import usage_line
-from openrepro.cli.stats import _table as stats_table
+from openrepro.cli.stats import print_stats
 from openrepro.demo import DemoProgress, DemoReport, run_demo
 
 __all__ = ["demo"]
@@ -57,7 +57,7 @@ def _final_screen(report: DemoReport) -> None:
         f"{sum(n.action != 'kept' for n in report.review)} changes "
         f"({', '.join(f'{n.claim} {n.action}' for n in report.review)})"
     )
-    stats_table(report.stats)
+    print_stats(report.stats)
     table = Table(title="Verdicts against the demo's known truth")
     for col in ("Who", "Claim", "Truth", "Judge", "Path", "Final"):
         table.add_column(col, no_wrap=True)

@@ -9,7 +9,8 @@ from rich.markup import escape
 
 from openrepro.cli._common import FormatOption, OutputFormat, console, open_from, print_json
 from openrepro.errors import ConfigError
-from openrepro.freeze import freeze_dataset, hub_token, push_dataset
+from openrepro.freeze import freeze_dataset, push_dataset
+from openrepro.hub import hub_token
 from openrepro.identity import reopen
 
 __all__ = ["freeze"]

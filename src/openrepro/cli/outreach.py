@@ -10,9 +10,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from openrepro.cli._common import FormatOption, OutputFormat, console, open_from, print_json
+from openrepro.outcomes import author_responses
 from openrepro.outreach import (
     MessageView,
-    author_responses,
     draft_messages,
     list_messages,
     record_response,

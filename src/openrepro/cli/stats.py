@@ -11,7 +11,7 @@ from rich.table import Table
 from openrepro.cli._common import console, open_from, print_json
 from openrepro.outcomes import Stats, compute_stats, render_markdown
 
-__all__ = ["stats"]
+__all__ = ["print_stats", "stats"]
 
 
 class StatsFormat(StrEnum):
@@ -20,7 +20,7 @@ class StatsFormat(StrEnum):
     md = "md"
 
 
-def _table(stats: Stats) -> None:
+def print_stats(stats: Stats) -> None:
     table = Table(title=f"{stats.challenge}: outcomes")
     table.add_column("Row")
     table.add_column("Papers", justify="right")
@@ -70,4 +70,4 @@ def stats(
     elif fmt is StatsFormat.md:
         typer.echo(render_markdown(result), nl=False)
     else:
-        _table(result)
+        print_stats(result)

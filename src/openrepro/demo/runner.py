@@ -52,7 +52,13 @@ from openrepro.jobs import Balance, balance, run_job, wait_job
 from openrepro.judge import judge_logbooks
 from openrepro.llm import LLMClient, open_client
 from openrepro.logbooks import submit_logbook
-from openrepro.outcomes import ClaimConsensus, Stats, claim_consensus, compute_stats
+from openrepro.outcomes import (
+    ClaimConsensus,
+    Stats,
+    claim_consensus,
+    compute_stats,
+    current_verdicts,
+)
 from openrepro.papers import PaperRecord, import_papers
 from openrepro.recheck import decide, recheck_queue, run_recheck
 from openrepro.workspace import pull_paper
@@ -478,7 +484,5 @@ def run_demo(
 def _current_verdicts(ctx: ChallengeContext) -> dict[int, str]:
     """Logbook id -> the verdict now in force (after re-check decisions); the demo keeps one
     claim per paper, so one verdict per logbook."""
-    from openrepro.recheck import current_verdicts
-
     with ctx.store.session() as session:
         return {cur.logbook.id: cur.value for cur in current_verdicts(session, ctx)}

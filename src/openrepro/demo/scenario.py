@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from openrepro.store import VERDICTS
+from openrepro.vocabulary import VERDICTS
 
 __all__ = ["ATTEMPTS", "CLAIMS", "PARTICIPANTS", "QUICK_PAPERS", "Attempt", "ExpectedClaim"]
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 from enum import StrEnum
 
 from openrepro.engine.ray_engine import (
-    EngineError,
     RayOptions,
     extract_claims_ray,
     judge_logbooks_ray,
@@ -18,7 +17,6 @@ from openrepro.engine.ray_engine import (
 
 __all__ = [
     "Engine",
-    "EngineError",
     "RayOptions",
     "extract_claims_ray",
     "judge_logbooks_ray",

@@ -28,7 +28,7 @@ from openrepro.challenge import ChallengeContext
 from openrepro.claims.extract import extract_one, pending_papers
 from openrepro.claims.records import ExtractionReport, PaperExtraction
 from openrepro.config import Settings
-from openrepro.errors import ConfigError, OpenReproError
+from openrepro.errors import ConfigError, EngineError, OpenReproError
 from openrepro.identity.service import ensure_writable
 from openrepro.judge.engine import judge_config
 from openrepro.judge.service import JudgeReport, VerdictRow, judge_logbook, judge_targets
@@ -36,7 +36,6 @@ from openrepro.llm import LLMClient, Usage, make_backend, open_client
 from openrepro.store import Store
 
 __all__ = [
-    "EngineError",
     "RayOptions",
     "extract_claims_ray",
     "judge_logbooks_ray",
@@ -51,10 +50,6 @@ LOCAL_OBJECT_STORE_BYTES = 128 * 1024 * 1024
 
 T = TypeVar("T")
 R = TypeVar("R")
-
-
-class EngineError(OpenReproError):
-    """A distributed run failed for a reason outside openrepro's own errors (a lost worker)."""
 
 
 @dataclass(frozen=True)

@@ -8,13 +8,12 @@ from openrepro.freeze.card import CardInfo, render_card
 from openrepro.freeze.export import (
     CHECKSUMS,
     PARQUET_OPTIONS,
-    FreezeError,
     FreezeReport,
     FrozenFile,
     export_dataset,
     freeze_dataset,
 )
-from openrepro.freeze.push import PushError, PushReport, hub_token, push_dataset
+from openrepro.freeze.push import PushReport, push_dataset
 from openrepro.freeze.tables import TABLES, Column, TableSpec
 
 __all__ = [
@@ -23,15 +22,12 @@ __all__ = [
     "TABLES",
     "CardInfo",
     "Column",
-    "FreezeError",
     "FreezeReport",
     "FrozenFile",
-    "PushError",
     "PushReport",
     "TableSpec",
     "export_dataset",
     "freeze_dataset",
-    "hub_token",
     "push_dataset",
     "render_card",
 ]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from openrepro.freeze.tables import TableSpec
-from openrepro.outcomes import Stats
+from openrepro.outcomes import Stats, render_tables
 
 __all__ = ["DEFAULT_CONFIG", "CardInfo", "render_card"]
 
@@ -33,7 +33,6 @@ class CardInfo:
     tables: list[tuple[TableSpec, int, int]]  # (table, rows, Parquet bytes)
     stats: Stats
     public_url: str = ""
-    author_responses: bool = False
 
 
 def _yaml(value: str) -> str:
@@ -72,36 +71,7 @@ def _front_matter(info: CardInfo) -> list[str]:
 
 
 def _outcomes(stats: Stats) -> list[str]:
-    t = stats.totals
-    lines = [
-        "## Outcomes",
-        "",
-        "| Row | Papers | % of examined |",
-        "|---|---:|---:|",
-    ]
-    for row in stats.rows:
-        pct = f"{row.percent:.1f} %" + (" of attempted" if row.key == "examined" else "")
-        lines.append(f"| {_cell(row.label)} | {row.count} | {pct} |")
-    lines += [
-        "",
-        "| Total | |",
-        "|---|---:|",
-        f"| Papers in the venue | {t.papers} |",
-        f"| Papers attempted | {t.papers_attempted} ({t.share_attempted:.1f} %) |",
-        f"| Participants (with a logbook) | {t.participants} ({t.participants_active}) |",
-        f"| Logbooks | {t.logbooks} |",
-        f"| Claims (judged) | {t.claims} ({t.claims_judged}) |",
-        f"| Current verdicts | {t.verdicts} |",
-        "",
-        "| Claim consensus | Claims |",
-        "|---|---:|",
-        *(f"| {k} | {n} |" for k, n in stats.consensus.items()),
-        "",
-        "| Verdict provenance | Current verdicts |",
-        "|---|---:|",
-        *(f"| {k} | {n} |" for k, n in stats.provenance.items()),
-    ]
-    return lines
+    return ["## Outcomes", "", render_tables(stats, credit_limit=0).rstrip("\n")]
 
 
 def _schemas(info: CardInfo) -> list[str]:
@@ -155,10 +125,6 @@ def render_card(info: CardInfo) -> str:
     ]
     if info.public_url:
         about.append(f"- Board: {info.public_url}")
-    if not info.author_responses:
-        about.append(
-            "- `author_responses` is empty: this openrepro had no author outreach to export."
-        )
     usage = [
         "## Loading",
         "",

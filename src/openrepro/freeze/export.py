@@ -17,34 +17,33 @@ keeps its ``frozen_at``, so it re-exports the same bytes.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
-import importlib
 import json
 import os
 import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa  # type: ignore[import-untyped]
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
-from pydantic import BaseModel, Field
-from sqlalchemy import func, select
+from pydantic import BaseModel
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from openrepro.challenge import ChallengeContext
-from openrepro.errors import OpenReproError
+from openrepro.errors import FreezeError
 from openrepro.freeze.card import CardInfo, render_card
 from openrepro.freeze.push import PushReport
-from openrepro.freeze.tables import AUTHOR_RESPONSES_FALLBACK, TABLES, Column, TableSpec
+from openrepro.freeze.tables import TABLES, Column, TableSpec
 from openrepro.identity import LOCAL_ORGANIZER, Actor, reopen, set_frozen
-from openrepro.outcomes import claim_consensus, compute_stats, paper_outcomes
-from openrepro.outcomes.compute import run_sql
+from openrepro.logbooks.revisions import latest_logbook_ids
+from openrepro.outcomes import author_responses, claim_consensus, compute_stats, paper_outcomes
+from openrepro.outcomes.current import current_verdicts_query
 from openrepro.store import (
     Challenge,
     Claim,
@@ -59,7 +58,6 @@ from openrepro.store import (
 __all__ = [
     "CHECKSUMS",
     "PARQUET_OPTIONS",
-    "FreezeError",
     "FreezeReport",
     "FrozenFile",
     "export_dataset",
@@ -83,10 +81,6 @@ PARQUET_OPTIONS: dict[str, Any] = {
 }
 
 
-class FreezeError(OpenReproError):
-    """The dataset cannot be written (e.g. the output folder holds something else)."""
-
-
 class FrozenFile(BaseModel):
     path: str  # relative to the output folder, with '/'
     bytes: int
@@ -103,9 +97,6 @@ class FreezeReport(BaseModel):
     rows: dict[str, int]
     bytes: int
     seconds: float
-    author_responses: bool = Field(
-        description="Whether author responses came from openrepro.outreach (else: empty table)."
-    )
     pushed: PushReport | None = None  # set by the CLI after --push
 
 
@@ -145,27 +136,44 @@ def _converter(column: Column) -> Callable[[Any], Any]:
     return str
 
 
-def _normalize(spec: TableSpec, rows: Iterable[Sequence[Any]]) -> list[Row]:
-    """Rows with every value converted to its column's type, column by column."""
-    rows = list(rows)
-    if not rows:
-        return []
-    converted = []
-    for column, values in zip(spec.columns, zip(*rows, strict=True), strict=True):
-        convert = _converter(column)
-        converted.append([None if v is None else convert(v) for v in values])
-    return list(zip(*converted, strict=True))
+def _normalize(spec: TableSpec, rows: Iterable[Mapping[str, Any]]) -> list[Row]:
+    """Rows as tuples in the spec's column order, every value converted to its column's type.
+    Each row is keyed by column name; a row whose keys differ from the spec's columns is a bug
+    (a reader and the spec drifted apart) and raises :class:`FreezeError` naming the columns."""
+    names = [c.name for c in spec.columns]
+    expected = set(names)
+    converters = [_converter(c) for c in spec.columns]
+    out: list[Row] = []
+    for row in rows:
+        if row.keys() != expected:
+            missing = sorted(expected - set(row))
+            extra = sorted(set(row) - expected)
+            raise FreezeError(
+                f"table {spec.name}: the reader's columns differ from the table's "
+                f"(missing: {', '.join(missing) or '-'}; unknown: {', '.join(extra) or '-'})"
+            )
+        out.append(
+            tuple(
+                None if row[n] is None else convert(row[n])
+                for n, convert in zip(names, converters, strict=True)
+            )
+        )
+    return out
 
 
-# -- the tables, one SQL statement each ------------------------------------------------------------
+# -- the tables, one SQL statement each; columns labelled with the table's column names ----------
 
 
-def _papers(session: Session, cid: int) -> list[Sequence[Any]]:
+def _rows(session: Session, stmt: Any) -> list[dict[str, Any]]:
+    return [dict(r._mapping) for r in session.execute(stmt)]
+
+
+def _papers(session: Session, cid: int) -> list[dict[str, Any]]:
     p = Paper
     stmt = (
         select(
-            p.id,
-            p.venue_id,
+            p.id.label("paper_id"),
+            p.venue_id.label("paper"),
             p.title,
             p.authors,
             p.abstract,
@@ -178,21 +186,21 @@ def _papers(session: Session, cid: int) -> list[Sequence[Any]]:
             p.keywords,
             p.source,
             p.licence,
-            p.full_text.is_not(None),
+            p.full_text.is_not(None).label("has_full_text"),
         )
         .where(p.challenge_id == cid)
         .order_by(p.id)
     )
-    return list(session.execute(stmt).all())
+    return _rows(session, stmt)
 
 
-def _claims(session: Session, cid: int) -> list[Sequence[Any]]:
+def _claims(session: Session, cid: int) -> list[dict[str, Any]]:
     c = Claim
     stmt = (
         select(
-            c.id,
+            c.id.label("claim_id"),
             c.paper_id,
-            Paper.venue_id,
+            Paper.venue_id.label("paper"),
             c.key,
             c.text,
             c.kind,
@@ -208,25 +216,18 @@ def _claims(session: Session, cid: int) -> list[Sequence[Any]]:
         .where(Paper.challenge_id == cid)
         .order_by(c.id)
     )
-    return list(session.execute(stmt).all())
+    return _rows(session, stmt)
 
 
-def _logbooks(session: Session, cid: int) -> list[Sequence[Any]]:
+def _logbooks(session: Session, cid: int) -> list[dict[str, Any]]:
     lb = Logbook
-    current = set(
-        session.scalars(
-            select(func.max(Logbook.id))
-            .join(Paper, Paper.id == Logbook.paper_id)
-            .where(Paper.challenge_id == cid)
-            .group_by(Logbook.paper_id, Logbook.participant_id)
-        )
-    )
+    current = set(latest_logbook_ids(session, cid))
     stmt = (
         select(
-            lb.id,
+            lb.id.label("logbook_id"),
             lb.paper_id,
-            Paper.venue_id,
-            Participant.handle,
+            Paper.venue_id.label("paper"),
+            Participant.handle.label("participant"),
             Participant.team,
             lb.revision,
             lb.title,
@@ -239,17 +240,17 @@ def _logbooks(session: Session, cid: int) -> list[Sequence[Any]]:
         .where(Paper.challenge_id == cid)
         .order_by(lb.id)
     )
-    return [(*r[:6], r[0] in current, *r[6:]) for r in session.execute(stmt).all()]
+    return [{**r, "current": r["logbook_id"] in current} for r in _rows(session, stmt)]
 
 
-def _verdict_edits(session: Session, cid: int) -> list[Sequence[Any]]:
+def _verdict_edits(session: Session, cid: int) -> list[dict[str, Any]]:
     e = VerdictEdit
     stmt = (
         select(
-            e.id,
+            e.id.label("edit_id"),
             e.verdict_id,
-            Paper.venue_id,
-            Claim.key,
+            Paper.venue_id.label("paper"),
+            Claim.key.label("claim"),
             e.old_value,
             e.new_value,
             e.editor,
@@ -263,17 +264,17 @@ def _verdict_edits(session: Session, cid: int) -> list[Sequence[Any]]:
         .where(Paper.challenge_id == cid)
         .order_by(e.id)
     )
-    return list(session.execute(stmt).all())
+    return _rows(session, stmt)
 
 
-def _claim_edits(session: Session, cid: int) -> list[Sequence[Any]]:
+def _claim_edits(session: Session, cid: int) -> list[dict[str, Any]]:
     e = ClaimEdit
     stmt = (
         select(
-            e.id,
+            e.id.label("edit_id"),
             e.claim_id,
-            Paper.venue_id,
-            Claim.key,
+            Paper.venue_id.label("paper"),
+            Claim.key.label("claim"),
             e.field,
             e.old_value,
             e.new_value,
@@ -286,23 +287,21 @@ def _claim_edits(session: Session, cid: int) -> list[Sequence[Any]]:
         .where(Paper.challenge_id == cid)
         .order_by(e.id)
     )
-    return list(session.execute(stmt).all())
+    return _rows(session, stmt)
 
 
-def _verdicts(session: Session, ctx: ChallengeContext, edited: set[int]) -> list[Sequence[Any]]:
-    effective = dict(
-        (int(vid), str(value))
-        for vid, value in run_sql(session, ctx, " SELECT verdict_id, value FROM eff", False, None)
-    )
+def _verdicts(session: Session, ctx: ChallengeContext, edited: set[int]) -> list[dict[str, Any]]:
+    stmt, args = current_verdicts_query(ctx, " SELECT verdict_id, value FROM eff", public=False)
+    effective = {int(vid): str(value) for vid, value in session.execute(stmt, args)}
     v = Verdict
     stmt = (
         select(
-            v.id,
+            v.id.label("verdict_id"),
             v.logbook_id,
             v.claim_id,
-            Paper.venue_id,
-            Claim.key,
-            Participant.handle,
+            Paper.venue_id.label("paper"),
+            Claim.key.label("claim"),
+            Participant.handle.label("participant"),
             Participant.team,
             v.verdict,
             v.provenance,
@@ -324,135 +323,40 @@ def _verdicts(session: Session, ctx: ChallengeContext, edited: set[int]) -> list
         .where(Paper.challenge_id == ctx.challenge_id)
         .order_by(v.id)
     )
-    out: list[Sequence[Any]] = []
-    for r in session.execute(stmt).all():
-        vid = r[0]
-        value = effective.get(vid)
-        out.append((*r[:8], value is not None, value, vid in edited, *r[8:]))
+    out: list[dict[str, Any]] = []
+    for r in _rows(session, stmt):
+        value = effective.get(r["verdict_id"])
+        out.append(
+            {**r, "current": value is not None, "effective": value,
+             "edited": r["verdict_id"] in edited}
+        )  # fmt: skip
     return out
 
 
-def _participants(session: Session, cid: int) -> list[Sequence[Any]]:
+def _participants(session: Session, cid: int) -> list[dict[str, Any]]:
     stmt = (
-        select(Participant.handle, Participant.team)
+        select(Participant.handle.label("participant"), Participant.team)
         .where(Participant.challenge_id == cid)
         .order_by(Participant.handle)
     )
-    return list(session.execute(stmt).all())
+    return _rows(session, stmt)
 
 
-def _consensus(ctx: ChallengeContext) -> list[Sequence[Any]]:
-    return [
-        (
-            c.claim_id,
-            c.paper_id,
-            c.paper,
-            c.key,
-            c.consensus,
-            c.logbooks,
-            c.verified,
-            c.falsified,
-            c.toy,
-            c.inconclusive,
-            c.overridden,
-        )
-        for c in claim_consensus(ctx)
-    ]
+def _consensus(ctx: ChallengeContext) -> list[dict[str, Any]]:
+    rows = []
+    for c in claim_consensus(ctx):
+        row = c.model_dump()
+        row["claim"] = row.pop("key")
+        rows.append(row)
+    return rows
 
 
-def _outcomes(ctx: ChallengeContext) -> list[Sequence[Any]]:
-    return [
-        (
-            o.paper_id,
-            o.paper,
-            o.title,
-            o.status,
-            o.claims,
-            o.logbooks,
-            o.verified,
-            o.falsified,
-            o.contested,
-            o.toy_only,
-            o.inconclusive,
-            o.unattempted,
-            o.examined,
-            o.any_verified,
-            o.fully_reproduced,
-            o.partially_reproduced,
-            o.mixed,
-            o.falsified_any,
-            o.all_falsified,
-            o.contested_any,
-            o.toy_only_paper,
-            o.nothing_established,
-        )
-        for o in paper_outcomes(ctx)
-    ]
+def _outcomes(ctx: ChallengeContext) -> list[dict[str, Any]]:
+    return [{**o.model_dump(), "status": o.status} for o in paper_outcomes(ctx)]
 
 
-# -- author responses (from the organizer-workflows package, when there is one) -------------------
-
-
-def _plain_record(item: Any) -> dict[str, Any]:
-    if isinstance(item, BaseModel):
-        return dict(item.model_dump())
-    if dataclasses.is_dataclass(item) and not isinstance(item, type):
-        return dataclasses.asdict(item)
-    if isinstance(item, Mapping):
-        return dict(item)
-    raise FreezeError(f"author_responses: cannot export a {type(item).__name__}")
-
-
-def _infer(name: str, values: list[Any]) -> Column:
-    present = [v for v in values if v is not None]
-    if present and all(isinstance(v, bool) for v in present):
-        return Column(name, pa.bool_(), "")
-    if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
-        return Column(name, pa.int64(), "")
-    if present and all(isinstance(v, int | float) and not isinstance(v, bool) for v in present):
-        return Column(name, pa.float64(), "")
-    if present and all(isinstance(v, datetime) for v in present):
-        return Column(name, pa.timestamp("us", tz="UTC"), "")
-    if all(isinstance(v, str) for v in present):
-        return Column(name, pa.string(), "")
-    return Column(name, pa.string(), "JSON value.", json=True)
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, datetime | date):
-        return value.isoformat()
-    return str(value)
-
-
-def _author_responses(ctx: ChallengeContext) -> tuple[Table, bool]:
-    """``openrepro.outreach.author_responses(ctx)`` as a table when that package exists, else
-    the empty fallback table."""
-    try:
-        module = importlib.import_module("openrepro.outreach")
-    except ImportError:
-        return (AUTHOR_RESPONSES_FALLBACK, []), False
-    source: Callable[[ChallengeContext], Iterable[Any]] | None = getattr(
-        module, "author_responses", None
-    )
-    if source is None:
-        return (AUTHOR_RESPONSES_FALLBACK, []), False
-    records = [_plain_record(item) for item in source(ctx)]
-    if not records:
-        return (AUTHOR_RESPONSES_FALLBACK, []), True
-    names: list[str] = []
-    for record in records:
-        names.extend(k for k in record if k not in names)
-    known = {c.name: c for c in AUTHOR_RESPONSES_FALLBACK.columns}
-    columns = tuple(known.get(n) or _infer(n, [r.get(n) for r in records]) for n in names)
-    for column in columns:
-        if column.json:  # json.dumps must not fail on dates or other objects nested inside
-            for r in records:
-                if r.get(column.name) is not None:
-                    r[column.name] = json.loads(json.dumps(r[column.name], default=_json_default))
-    spec = dataclasses.replace(AUTHOR_RESPONSES_FALLBACK, columns=columns, order="all columns")
-    rows = _normalize(spec, ([r.get(n) for n in names] for r in records))
-    rows.sort(key=lambda row: json.dumps(row, default=_json_default, ensure_ascii=False))
-    return (spec, rows), True
+def _author_responses(ctx: ChallengeContext) -> list[dict[str, Any]]:
+    return [r.model_dump() for r in author_responses(ctx)]
 
 
 # -- writing ---------------------------------------------------------------------------------
@@ -545,20 +449,19 @@ def export_dataset(
             )
         ).one()
         edits = _verdict_edits(session, cid)
-        raw: dict[str, list[Sequence[Any]]] = {
+        raw: dict[str, list[dict[str, Any]]] = {
             "papers": _papers(session, cid),
             "claims": _claims(session, cid),
             "logbooks": _logbooks(session, cid),
-            "verdicts": _verdicts(session, ctx, {int(e[1]) for e in edits}),
+            "verdicts": _verdicts(session, ctx, {int(e["verdict_id"]) for e in edits}),
             "verdict_edits": edits,
             "claim_edits": _claim_edits(session, cid),
             "participants": _participants(session, cid),
         }
     raw["claim_consensus"] = _consensus(ctx)
     raw["paper_outcomes"] = _outcomes(ctx)
+    raw["author_responses"] = _author_responses(ctx)
     tables: list[Table] = [(spec, _normalize(spec, raw[spec.name])) for spec in TABLES]
-    responses, has_responses = _author_responses(ctx)
-    tables.append(responses)
     stats = compute_stats(ctx)
     frozen_at = _utc(info.frozen_at)
 
@@ -582,7 +485,6 @@ def export_dataset(
             tables=[(spec, len(rows), sizes[spec.name]) for spec, rows in tables],
             stats=stats,
             public_url=ctx.settings.public_url,
-            author_responses=has_responses,
         )
         (tmp / "README.md").write_text(render_card(card), encoding="utf-8", newline="\n")
         files = [
@@ -610,7 +512,6 @@ def export_dataset(
         rows={spec.name: len(rows) for spec, rows in tables},
         bytes=sum(f.bytes for f in files),
         seconds=round(time.perf_counter() - started, 3),
-        author_responses=has_responses,
     )
 
 

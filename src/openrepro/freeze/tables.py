@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa  # type: ignore[import-untyped]
 
-__all__ = ["AUTHOR_RESPONSES_FALLBACK", "TABLES", "Column", "TableSpec", "arrow_schema"]
+__all__ = ["TABLES", "Column", "TableSpec", "arrow_schema"]
 
 _STR = pa.string()
 _INT = pa.int64()
@@ -268,10 +268,8 @@ _PARTICIPANTS = TableSpec(
     "participant",
 )
 
-#: The columns of ``author_responses`` (those of ``openrepro.outreach.AuthorResponseView``): the
-#: types of these names are fixed; any other field a response carries gets an inferred type. With
-#: no outreach package the table is written empty with these columns.
-AUTHOR_RESPONSES_FALLBACK = TableSpec(
+#: The fields of :class:`openrepro.outcomes.AuthorResponseView`, the newest response per claim.
+_AUTHOR_RESPONSES = TableSpec(
     "author_responses",
     "What the papers' authors answered about the findings (the newest answer per claim).",
     (
@@ -285,7 +283,7 @@ AUTHOR_RESPONSES_FALLBACK = TableSpec(
         _c("recorded_by", _STR, "Who recorded the response."),
         _c("created_at", _TIME, "When."),
     ),
-    "paper, claim",
+    "paper_id, claim",
 )
 
 #: Every table, in the order of the card.
@@ -299,4 +297,5 @@ TABLES: tuple[TableSpec, ...] = (
     _CONSENSUS,
     _OUTCOMES,
     _PARTICIPANTS,
+    _AUTHOR_RESPONSES,
 )

@@ -1,8 +1,8 @@
 """Compute jobs (local subprocesses or Hugging Face Jobs) paid from a per-participant credit
 ledger. See ``docs/jobs.md``."""
 
+from openrepro.jobs.citations import JOB_ID_RE, jobs_cited_by, jobs_cited_by_run
 from openrepro.jobs.records import (
-    JOB_ID_RE,
     TERMINAL,
     Balance,
     JobView,
@@ -16,7 +16,6 @@ from openrepro.jobs.service import (
     follow_logs,
     get_job,
     grant_credit,
-    jobs_cited_by,
     list_jobs,
     read_logs,
     reconcile,
@@ -39,6 +38,7 @@ __all__ = [
     "get_job",
     "grant_credit",
     "jobs_cited_by",
+    "jobs_cited_by_run",
     "list_jobs",
     "read_logs",
     "reconcile",

@@ -8,7 +8,6 @@ so a logbook run cell can cite it (``"job_id": "local:12"`` in its JSON header).
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Literal
 
@@ -16,7 +15,6 @@ from pydantic import BaseModel, Field
 
 __all__ = [
     "BACKENDS",
-    "JOB_ID_RE",
     "TERMINAL",
     "Backend",
     "Balance",
@@ -30,9 +28,6 @@ Backend = Literal["local", "hf"]
 BACKENDS: tuple[Backend, ...] = ("local", "hf")
 JobStatus = Literal["scheduling", "running", "completed", "error", "canceled"]
 TERMINAL: tuple[str, ...] = ("completed", "error", "canceled")
-
-#: ``local:12``, ``hf:13`` (store ids) or ``hf:<24 hex>`` (the Hub's id of a job).
-JOB_ID_RE = re.compile(r"^(local|hf):([0-9]{1,18}|[0-9a-f]{24})$")
 
 
 def format_job_id(backend: str, store_id: int) -> str:

@@ -18,18 +18,17 @@ from sqlalchemy import select
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import JobError, NotFoundError, PermissionDeniedError
 from openrepro.jobs import ledger
+from openrepro.jobs.citations import JOB_ID_RE
 from openrepro.jobs.hf import LABEL_PREFIX, HfJobs, hardware_prices, label_value
 from openrepro.jobs.local import job_dir, kill_group, spawn_supervisor, supervisor_alive
 from openrepro.jobs.records import (
     BACKENDS,
-    JOB_ID_RE,
     TERMINAL,
     Balance,
     JobView,
     ReconcileReport,
     format_job_id,
 )
-from openrepro.logbooks.records import LogbookRecord
 from openrepro.store import Claim, Job, Paper, Participant
 from openrepro.store.models import utcnow
 
@@ -40,7 +39,6 @@ __all__ = [
     "follow_logs",
     "get_job",
     "grant_credit",
-    "jobs_cited_by",
     "list_jobs",
     "read_logs",
     "reconcile",
@@ -149,33 +147,6 @@ def list_jobs(
     with ctx.store.session() as session:
         rows = session.execute(query.order_by(Job.id.desc())).all()
     return [_view(*row) for row in rows]
-
-
-def jobs_cited_by(record: LogbookRecord) -> list[str]:
-    """Job ids a logbook cites: ``"job_id"`` (a string) or ``"job_ids"`` (a list) in a cell's
-    JSON header or in a trace entry. Only well-formed ids (``local:N``, ``hf:N``,
-    ``hf:<hub id>``) are returned, in order of appearance, without duplicates."""
-    found: list[str] = []
-
-    def take(meta: dict[str, Any]) -> None:
-        values: list[Any] = [meta.get("job_id")]
-        many = meta.get("job_ids")
-        if isinstance(many, list):
-            values.extend(many)
-        for value in values:
-            text = value.strip() if isinstance(value, str) else ""
-            if JOB_ID_RE.match(text) and text not in found:
-                found.append(text)
-
-    for page in record.pages:
-        for cell in page.cells:
-            take(cell.meta)
-    for trace in record.traces:
-        take(trace)
-    return found
-
-
-# -- credit ------------------------------------------------------------------------------------
 
 
 def balance(ctx: ChallengeContext, handle: str) -> Balance:

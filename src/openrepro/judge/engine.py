@@ -2,7 +2,7 @@
 logbook did not log the claim's values as the instructions ask.
 
 Deterministic path: the metrics ``claims/<claim-id>/<metric>`` logged during successful recorded
-runs are compared with the claim's reported values by code (:mod:`openrepro.judge.decide`).
+runs are compared with the claim's reported values by code (:mod:`openrepro.evidence.decide`).
 LLM path: the model sees the claim and a numbered list of evidence items (metrics, output lines,
 files) and answers which items hold the measured value and what it is; the schema only admits
 existing item numbers, and code re-checks that each selected item really holds that value
@@ -13,18 +13,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
-import unicodedata
 from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
-import openrepro.provenance.checks as provenance_checks
 from openrepro.claims.records import ClaimView
 from openrepro.claims.values import ReportedValue
 from openrepro.errors import LLMOutputError
-from openrepro.judge.decide import (
+from openrepro.evidence.checks import EvidenceLevels, apply_levels, verdict_level
+from openrepro.evidence.decide import (
     DEFAULT_REL_TOL,
     compare,
     decide,
@@ -32,7 +30,7 @@ from openrepro.judge.decide import (
     parse_scale_number,
     scale_ratio,
 )
-from openrepro.judge.gather import (
+from openrepro.evidence.gather import (
     check_pointer,
     claim_metric_prefix,
     evidence_items,
@@ -40,10 +38,11 @@ from openrepro.judge.gather import (
     measurements,
     within_recorded_run,
 )
-from openrepro.judge.records import Decision, Flag, Measurement, Pointer, Scale
+from openrepro.evidence.levels import ProvenanceLevel
+from openrepro.evidence.records import Decision, Flag, Measurement, Pointer, Scale
+from openrepro.evidence.testimony import testimony_stance
 from openrepro.llm import LLMClient, Message, Usage
 from openrepro.logbooks.records import LogbookRecord
-from openrepro.provenance.levels import ProvenanceLevel
 
 __all__ = ["JUDGE_VERSION", "PROMPT_VERSION", "JudgedClaim", "judge_claim", "judge_config"]
 
@@ -86,30 +85,6 @@ def _logbook_scale(record: LogbookRecord, claim_id: str) -> Scale:
     return Scale.model_validate(found)
 
 
-_POSITIVE = re.compile(r"\b(verified|reproduced|confirmed|holds|replicated|success)", re.I)
-_NEGATIVE = re.compile(
-    r"\b(falsified|not reproduced|could not reproduce|failed to reproduce|does not hold|"
-    r"contradict\w*|refuted|fails)",
-    re.I,
-)
-
-
-def _testimony_stance(record: LogbookRecord, claim: ClaimView) -> str | None:
-    """What the participant's prose says about this claim: "positive", "negative" or None."""
-    names = (claim.id, f"{claim.key}:", f"{claim.key} ", f"claim {claim.key[1:]}")
-    stances: set[str] = set()
-    for statement in record.testimony:
-        for line in statement.text.splitlines():
-            text = unicodedata.normalize("NFKC", line)
-            if not any(name.lower() in text.lower() for name in names):
-                continue
-            if _NEGATIVE.search(text):
-                stances.add("negative")
-            elif _POSITIVE.search(text):
-                stances.add("positive")
-    return stances.pop() if len(stances) == 1 else None
-
-
 def _extra_flags(record: LogbookRecord, claim: ClaimView, verdict_hint: str | None) -> list[Flag]:
     flags: list[Flag] = []
     texts = [t.text for t in record.testimony] + [r.output for r in record.runs]
@@ -118,7 +93,7 @@ def _extra_flags(record: LogbookRecord, claim: ClaimView, verdict_hint: str | No
     produced = {ref.sha256 for run in record.runs for ref in run.produced}
     if any(a.file.sha256 not in produced for a in record.artifacts):
         flags.append("artifact_not_from_run")
-    stance = _testimony_stance(record, claim)
+    stance = testimony_stance(record, claim)
     if (stance == "positive" and verdict_hint == "falsified") or (
         stance == "negative" and verdict_hint == "verified"
     ):
@@ -158,9 +133,9 @@ def _finish(
     path: Path,
     rel_tol: float,
     usage: Usage,
-    levels: provenance_checks.EvidenceLevels | None = None,
+    levels: EvidenceLevels | None = None,
 ) -> JudgedClaim:
-    found, provenance_flags = provenance_checks.apply_levels(record, claim.id, found, levels)
+    found, provenance_flags = apply_levels(record, claim.id, found, levels)
     metric = _main_metric(claim, found)
     found = [m for m in found if m.metric == metric]  # seeds of one metric, never a mixture
     reported = _reported_for(claim, metric)
@@ -179,7 +154,7 @@ def _finish(
     return JudgedClaim(
         claim_id=claim.id, decision=decision, path=path, usage=usage,
         evidence=[m.pointer for m in found], measured=[m.value for m in found],
-        provenance=provenance_checks.verdict_level(used),
+        provenance=verdict_level(used),
     )  # fmt: skip
 
 
@@ -250,14 +225,14 @@ def judge_claim(
     client: LLMClient | None = None,
     clients: Sequence[LLMClient] = (),
     rel_tol: float = DEFAULT_REL_TOL,
-    levels: provenance_checks.EvidenceLevels | None = None,
+    levels: EvidenceLevels | None = None,
 ) -> JudgedClaim:
     """Judge ``claim`` in ``record`` (see the module docstring). With several ``clients`` (a
     panel of judges) on the LLM path, each extracts on its own and any disagreement between
     their verdicts gives ``inconclusive`` (rule R9). ``levels`` are the standings of the runs
     from stored replays and attestations (:func:`openrepro.provenance.stored_levels`); every
     measurement takes its run's provenance level and the verdict the weakest level it rests on
-    (:mod:`openrepro.provenance.checks`)."""
+    (:mod:`openrepro.evidence.checks`)."""
     found = [m for m in measurements(record, claim.id) if not m.metric.startswith("scale/")]
     if found:
         return _finish(record, claim, found, "deterministic", rel_tol, Usage(), levels)

@@ -9,7 +9,7 @@ A labels file is JSON Lines, one :class:`Label` a line::
 revision for the paper). :func:`evaluate` compares the stored verdicts of one judge config (the
 most recent one by default) with the gold labels:
 
-- a 4x4 confusion matrix over :data:`~openrepro.judge.records.VERDICTS` (rows gold, columns
+- a 4x4 confusion matrix over :data:`~openrepro.evidence.records.VERDICTS` (rows gold, columns
   predicted); a label without a stored verdict is counted apart, as ``missing``, and as a miss
   for its gold class's recall;
 - per-class precision, recall and F1, and their macro average over the classes present in the
@@ -31,9 +31,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy import select
 
 from openrepro.challenge import ChallengeContext
-from openrepro.errors import NotFoundError, OpenReproError
-from openrepro.judge.records import VERDICTS, Verdict
-from openrepro.provenance.levels import PROVENANCE_LEVELS
+from openrepro.errors import LabelError, NotFoundError
+from openrepro.evidence.levels import PROVENANCE_LEVELS
+from openrepro.evidence.records import VERDICTS, Verdict
 from openrepro.store import Claim, Logbook, Paper, Participant
 from openrepro.store import Verdict as StoredVerdict
 
@@ -42,7 +42,6 @@ __all__ = [
     "ClassScore",
     "EvalReport",
     "Label",
-    "LabelError",
     "evaluate",
     "read_labels",
     "render_table",
@@ -50,10 +49,6 @@ __all__ = [
 ]
 
 Confusion = dict[str, dict[str, int]]
-
-
-class LabelError(OpenReproError):
-    """A labels file cannot be read: a line that is not JSON or not a valid label."""
 
 
 class Label(BaseModel):

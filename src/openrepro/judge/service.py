@@ -21,15 +21,16 @@ from typing import Literal
 from pydantic import BaseModel, Field
 from sqlalchemy import func, select
 
-import openrepro.provenance.attest as provenance_attest
-import openrepro.provenance.checks as provenance_checks
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.service import claim_view
 from openrepro.errors import NotFoundError
+from openrepro.evidence.checks import stored_levels
 from openrepro.identity.service import ensure_writable
 from openrepro.judge.engine import JUDGE_VERSION, PROMPT_VERSION, judge_claim, judge_config
 from openrepro.llm import LLMClient, Usage
 from openrepro.logbooks.records import LogbookRecord
+from openrepro.logbooks.revisions import latest_logbook_ids
+from openrepro.provenance.attest import attest_if_cited
 from openrepro.store import Claim, Logbook, Paper, Participant, Verdict
 from openrepro.store.tables_provenance import Replay
 
@@ -70,25 +71,22 @@ class JudgeReport(BaseModel):
 def judge_targets(
     ctx: ChallengeContext, logbook_ids: list[int] | None, paper: str | None
 ) -> list[int]:
+    """The logbooks to judge: the given ids (NotFoundError for one not in this challenge), else
+    the newest revision of each participant's logbook (of one paper, by venue id)."""
     with ctx.store.session() as session:
-        query = (
-            select(Logbook.id, Logbook.paper_id, Logbook.participant_id)
-            .join(Paper, Paper.id == Logbook.paper_id)
-            .where(Paper.challenge_id == ctx.challenge_id)
-            .order_by(Logbook.id)
-        )
         if logbook_ids:
-            rows = session.execute(query.where(Logbook.id.in_(logbook_ids))).all()
-            missing = sorted(set(logbook_ids) - {r.id for r in rows})
+            found = set(
+                session.scalars(
+                    select(Logbook.id)
+                    .join(Paper, Paper.id == Logbook.paper_id)
+                    .where(Paper.challenge_id == ctx.challenge_id, Logbook.id.in_(logbook_ids))
+                )
+            )
+            missing = sorted(set(logbook_ids) - found)
             if missing:
                 raise NotFoundError(f"no logbook {', '.join(map(str, missing))}")
-            return [r.id for r in rows]
-        if paper is not None:
-            query = query.where(Paper.venue_id == paper)
-        latest: dict[tuple[int, int], int] = {}
-        for row in session.execute(query):
-            latest[(row.paper_id, row.participant_id)] = row.id  # the newest revision wins
-        return sorted(latest.values())
+            return sorted(found)
+        return latest_logbook_ids(session, ctx.challenge_id, paper=paper)
 
 
 def _naive_utc(moment: datetime) -> datetime:
@@ -100,7 +98,7 @@ def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
                config: str, model: str) -> tuple[list[VerdictRow], Usage]:  # fmt: skip
     usage = Usage()
     rows: list[VerdictRow] = []
-    provenance_attest.attest_if_cited(ctx, logbook_id)
+    attest_if_cited(ctx, logbook_id)
     # No autoflush: the verdicts are written at commit only, so that the LLM cache's own short
     # transactions (on the LLM path) never wait on this one's write lock (SQLite).
     with ctx.store.session() as session, session.no_autoflush:
@@ -113,7 +111,7 @@ def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
         claims = session.scalars(
             select(Claim).where(Claim.paper_id == paper.id, Claim.status == "active")
         ).all()
-        levels = provenance_checks.stored_levels(session, book.id)
+        levels = stored_levels(session, book.id)
         newest = session.scalar(
             select(func.max(Replay.created_at)).where(Replay.logbook_id == book.id)
         )

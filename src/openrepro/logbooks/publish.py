@@ -19,34 +19,24 @@ repo and the HTTP status; the token never appears in a message.
 from __future__ import annotations
 
 import json
-import re
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-import httpx2
 from huggingface_hub import CommitOperationAdd, HfApi
-from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
 from pydantic import BaseModel, Field
 
-from openrepro.errors import OpenReproError
+from openrepro import hub
+from openrepro.errors import PublishError
 from openrepro.logbooks.bundle import read_bundle
 from openrepro.logbooks.records import FileRef, LogbookRecord
 from openrepro.logbooks.site import Locate, build_site
 from openrepro.papers.sources.arxiv import normalize_arxiv_id
 
-__all__ = ["SPACE_TAGS", "TRACE_FILE", "PublishError", "PublishReport", "publish_bundle"]
+__all__ = ["SPACE_TAGS", "TRACE_FILE", "PublishReport", "check_repo_id", "publish_bundle"]
 
 SPACE_TAGS = ("trackio-logbook", "openrepro")
 TRACE_SUFFIX = "-traces"
 TRACE_FILE = "trace.jsonl"  # the trace's path in the dataset
-MAX_NAME_CHARS = 96  # the Hub's limit on a repo name
-_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
-
-
-class PublishError(OpenReproError):
-    """Publishing failed: the message names the repo and the HTTP status, never the token."""
 
 
 class PublishReport(BaseModel):
@@ -64,19 +54,7 @@ class PublishReport(BaseModel):
 
 def check_repo_id(repo_id: str, what: str = "Space") -> tuple[str, str]:
     """``owner/name`` split in two; a :class:`PublishError` if the Hub would refuse the id."""
-    owner, slash, name = repo_id.partition("/")
-    valid = (
-        slash == "/"
-        and all(_NAME.fullmatch(part) for part in (owner, name))
-        and len(name) <= MAX_NAME_CHARS
-        and not any(bad in repo_id for bad in ("--", ".."))
-    )
-    if not valid:
-        raise PublishError(
-            f"invalid {what} id {repo_id!r}: expected owner/name (letters, digits, '-', '_', '.', "
-            f"at most {MAX_NAME_CHARS} characters, no '--' or '..')"
-        )
-    return owner, name
+    return hub.check_repo_id(repo_id, what, PublishError)
 
 
 def space_readme(record: LogbookRecord, dataset_url: str | None = None) -> str:
@@ -105,29 +83,6 @@ def space_readme(record: LogbookRecord, dataset_url: str | None = None) -> str:
     if dataset_url:
         body.append(f"\nAgent trace: {dataset_url}")
     return "\n".join(front) + "\n\n" + "\n".join(body) + "\n"
-
-
-@contextmanager
-def _hub_errors(kind: str, repo_id: str, token: str | None) -> Iterator[None]:
-    """Turn the client's errors into a :class:`PublishError` naming ``repo_id``."""
-    where = f"{kind} {repo_id}"
-    try:
-        yield
-    except HfHubHTTPError as exc:
-        status = exc.response.status_code
-        detail = exc.server_message or exc.response.reason_phrase or "error"
-        raise PublishError(_scrub(f"{where}: HTTP {status}: {detail}", token)) from exc
-    except OfflineModeIsEnabled as exc:
-        raise PublishError(f"{where}: HF_HUB_OFFLINE is set, the Hub cannot be reached") from exc
-    except httpx2.TransportError as exc:
-        raise PublishError(_scrub(f"{where}: cannot reach the Hub ({exc})", token)) from exc
-    except ValueError as exc:  # e.g. README metadata the Hub refused (HTTP 400)
-        raise PublishError(_scrub(f"{where}: {exc}", token)) from exc
-
-
-def _scrub(message: str, token: str | None) -> str:
-    first_line = message.strip().splitlines()[0] if message.strip() else message
-    return first_line.replace(token, "***") if token else first_line
 
 
 def _site_files(folder: Path) -> list[str]:
@@ -186,15 +141,15 @@ def publish_bundle(
         build_site(record, _locate(root), site)
         (site / "README.md").write_text(space_readme(record, dataset_url), encoding="utf-8")
         files = _site_files(site)
-        with _hub_errors("Space", space_id, token):
+        with hub.hub_errors(f"Space {space_id}", token, PublishError):
             api.create_repo(
                 space_id, repo_type="space", space_sdk="static", exist_ok=True, private=private
             )
         dataset_commit = None
         if trace is not None and dataset_id is not None:
-            with _hub_errors("Dataset", dataset_id, token):
+            with hub.hub_errors(f"Dataset {dataset_id}", token, PublishError):
                 dataset_commit = _publish_trace(api, dataset_id, trace, private, title)
-        with _hub_errors("Space", space_id, token):
+        with hub.hub_errors(f"Space {space_id}", token, PublishError):
             space_commit = _commit(
                 api, space_id, "space", {p: site / p for p in files}, f"Publish logbook: {title}"
             )

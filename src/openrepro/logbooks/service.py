@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from openrepro.errors import NotFoundError
 from openrepro.logbooks.records import FileRef, LogbookRecord
+from openrepro.logbooks.revisions import latest_logbook_ids
 from openrepro.logbooks.submit import blob_path
 from openrepro.store import Logbook, Paper, Participant
 
@@ -36,9 +37,12 @@ class LogbookSummary(BaseModel):
     metrics: int
     claims: list[str]
     submitted_at: datetime
+    current: bool = True  # the newest revision of its (paper, participant): the one that counts
 
 
-def logbook_summary(book: Logbook, venue_id: str, handle: str) -> LogbookSummary:
+def logbook_summary(
+    book: Logbook, venue_id: str, handle: str, *, current: bool = True
+) -> LogbookSummary:
     """A stored logbook in a line. Counted from the stored manifest (a validated
     :class:`LogbookRecord` dump) without validating it again: lists of many logbooks stay cheap."""
     manifest = book.manifest
@@ -48,7 +52,7 @@ def logbook_summary(book: Logbook, venue_id: str, handle: str) -> LogbookSummary
         format=book.format, title=book.title, runs=len(runs),
         failed_runs=sum(1 for r in runs if r.get("exit_code") not in (0, None)),
         metrics=len(manifest.get("metrics") or []), claims=list(manifest.get("claims") or []),
-        submitted_at=book.submitted_at,
+        submitted_at=book.submitted_at, current=current,
     )  # fmt: skip
 
 
@@ -66,7 +70,11 @@ def list_logbooks(
         query = query.where(Paper.venue_id == paper)
     if participant is not None:
         query = query.where(Participant.handle == participant)
-    return [logbook_summary(book, venue, handle) for book, venue, handle in session.execute(query)]
+    current = set(latest_logbook_ids(session, challenge_id, paper=paper))
+    return [
+        logbook_summary(book, venue, handle, current=book.id in current)
+        for book, venue, handle in session.execute(query)
+    ]
 
 
 def load_logbook(session: Session, challenge_id: int, logbook_id: int) -> LogbookRecord:

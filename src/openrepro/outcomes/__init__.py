@@ -1,8 +1,10 @@
-"""Outcomes: per-claim consensus across logbooks, per-paper outcome rows, statistics."""
+"""Outcomes: the current verdicts, per-claim consensus across logbooks, per-paper outcome rows,
+statistics, and the authors' responses to findings."""
 
 from __future__ import annotations
 
-from openrepro.outcomes.compute import claim_consensus, hidden_papers, paper_outcomes
+from openrepro.outcomes.compute import claim_consensus, paper_outcomes
+from openrepro.outcomes.current import CurrentVerdict, current_verdicts, hidden_papers
 from openrepro.outcomes.overrides import OverrideResult, override_verdict
 from openrepro.outcomes.records import (
     CONSENSUS,
@@ -15,23 +17,38 @@ from openrepro.outcomes.records import (
     Stats,
     Totals,
 )
-from openrepro.outcomes.stats import compute_stats, render_markdown
+from openrepro.outcomes.responses import (
+    RESPONSES,
+    AuthorResponseView,
+    Response,
+    author_response_counts,
+    author_responses,
+)
+from openrepro.outcomes.stats import compute_stats, render_markdown, render_tables
 
 __all__ = [
     "CONSENSUS",
     "OUTCOME_ROWS",
+    "RESPONSES",
+    "AuthorResponseView",
     "ClaimConsensus",
     "Consensus",
+    "CurrentVerdict",
     "OutcomeRow",
     "OverrideResult",
     "PaperOutcome",
     "ParticipantCredit",
+    "Response",
     "Stats",
     "Totals",
+    "author_response_counts",
+    "author_responses",
     "claim_consensus",
     "compute_stats",
+    "current_verdicts",
     "hidden_papers",
     "override_verdict",
     "paper_outcomes",
     "render_markdown",
+    "render_tables",
 ]

@@ -1,13 +1,6 @@
 """Claim consensus and paper outcomes, computed in SQL (one statement each, any store).
 
-Which verdicts count:
-
-* per participant and paper, the newest logbook revision;
-* per logbook and claim, the newest verdict (any judge config), with the newest organizer edit or
-  re-check decision (VerdictEdit) applied on top — the judge's own value is kept beside it;
-* a ``verified`` verdict whose evidence is below the challenge's ``min_provenance_verified``
-  counts as ``inconclusive``;
-* only active claims; papers inside their anti-herding window are left out of public views.
+Which verdicts count is :mod:`openrepro.outcomes.current` (the current verdicts, ``eff``).
 
 "Independent" means different teams (a participant without a team is a team of one). Within a
 team, verified and falsified together count as inconclusive; across teams they make the claim
@@ -18,75 +11,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import bindparam, func, select, text
+from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from openrepro.challenge import ChallengeContext
+from openrepro.outcomes.current import current_verdicts_sql, hidden_papers, query_params, statement
 from openrepro.outcomes.records import ClaimConsensus, PaperOutcome
-from openrepro.provenance import PROVENANCE_LEVELS
-from openrepro.store import Logbook, Paper
 
 __all__ = [
-    "accepted_levels",
     "claim_consensus",
-    "current_verdicts_query",
-    "current_verdicts_sql",
-    "hidden_papers",
     "paper_outcomes",
     "run_many",
     "run_sql",
 ]
-
-
-def accepted_levels(minimum: str) -> list[str]:
-    if minimum not in PROVENANCE_LEVELS:
-        return list(PROVENANCE_LEVELS)
-    return list(PROVENANCE_LEVELS[PROVENANCE_LEVELS.index(minimum) :])
-
-
-def current_verdicts_sql(hide: bool, restrict: str = "") -> str:
-    """Common table expressions ending in ``eff``: one row per current verdict with its
-    effective value (``value``), its team (``grp``) and its paper. ``restrict`` is an extra
-    condition on the logbooks considered (``l``, ``p``), e.g. one paper: it must keep or drop
-    whole (paper, participant) groups, so the newest revision stays the newest."""
-    hidden = ("AND p.id NOT IN :hidden " if hide else "") + restrict
-    return f"""
-    latest_logbook AS (
-        SELECT MAX(l.id) AS id
-        FROM logbooks l JOIN papers p ON p.id = l.paper_id
-        WHERE p.challenge_id = :challenge {hidden}
-        GROUP BY l.paper_id, l.participant_id
-    ),
-    latest_verdict AS (
-        SELECT MAX(v.id) AS id
-        FROM verdicts v JOIN latest_logbook ll ON ll.id = v.logbook_id
-        GROUP BY v.logbook_id, v.claim_id
-    ),
-    last_edit AS (
-        SELECT e.verdict_id, MAX(e.id) AS id
-        FROM verdict_edits e JOIN latest_verdict lv ON lv.id = e.verdict_id
-        GROUP BY e.verdict_id
-    ),
-    eff AS (
-        SELECT v.id AS verdict_id, v.claim_id, v.logbook_id, l.paper_id, l.participant_id,
-               COALESCE(pt.team, pt.handle) AS grp, v.provenance,
-               CASE WHEN e.id IS NOT NULL THEN 1 ELSE 0 END AS edited,
-               CASE
-                 WHEN e.id IS NOT NULL THEN e.new_value
-                 WHEN v.verdict = 'verified' AND v.provenance NOT IN :accepted THEN 'inconclusive'
-                 ELSE v.verdict
-               END AS value
-        FROM latest_verdict lv
-        JOIN verdicts v ON v.id = lv.id
-        JOIN claims c ON c.id = v.claim_id AND c.status = 'active'
-        JOIN logbooks l ON l.id = v.logbook_id
-        JOIN participants pt ON pt.id = l.participant_id
-        LEFT JOIN last_edit le ON le.verdict_id = v.id
-        LEFT JOIN verdict_edits e ON e.id = le.id
-    )"""
 
 
 _CONSENSUS_SQL = """
@@ -157,66 +96,6 @@ _OUTCOMES_SQL = """
     ORDER BY p.id"""
 
 
-def hidden_papers(ctx: ChallengeContext, now: datetime | None = None) -> list[int]:
-    """Papers whose verdicts are still private: the anti-herding window (``verdict_window_hours``
-    after the paper's first logbook) has not closed."""
-    hours = ctx.settings.verdict_window_hours
-    if hours <= 0:
-        return []
-    cutoff = (now or datetime.now(UTC)) - timedelta(hours=hours)
-    with ctx.store.session() as session:
-        rows = session.execute(
-            select(Logbook.paper_id, func.min(Logbook.submitted_at))
-            .join(Paper, Paper.id == Logbook.paper_id)
-            .where(Paper.challenge_id == ctx.challenge_id)
-            .group_by(Logbook.paper_id)
-        ).all()
-    out = []
-    for paper_id, first in rows:
-        first_at = first if first.tzinfo else first.replace(tzinfo=UTC)
-        if first_at > cutoff:
-            out.append(paper_id)
-    return sorted(out)
-
-
-def _params(
-    ctx: ChallengeContext, hidden: Sequence[int], papers: Sequence[int] | None
-) -> dict[str, Any]:
-    params: dict[str, Any] = {
-        "challenge": ctx.challenge_id,
-        "accepted": accepted_levels(ctx.settings.min_provenance_verified),
-    }
-    if hidden:
-        params["hidden"] = list(hidden)
-    if papers is not None:
-        params["papers"] = list(papers) or [-1]
-    return params
-
-
-def _statement(body: str, hidden: Sequence[int], papers: Sequence[int] | None) -> Any:
-    stmt = text(body).bindparams(bindparam("accepted", expanding=True))
-    if hidden:
-        stmt = stmt.bindparams(bindparam("hidden", expanding=True))
-    if papers is not None:
-        stmt = stmt.bindparams(bindparam("papers", expanding=True))
-    return stmt
-
-
-def current_verdicts_query(
-    ctx: ChallengeContext,
-    select_sql: str,
-    *,
-    public: bool,
-    restrict: str = "",
-    params: dict[str, Any] | None = None,
-) -> tuple[Any, dict[str, Any]]:
-    """A statement and its parameters: ``select_sql`` over ``eff`` (the current verdicts) and its
-    steps, with ``restrict`` pushed down to the logbooks (see :func:`current_verdicts_sql`)."""
-    hidden = hidden_papers(ctx) if public else []
-    body = "WITH " + current_verdicts_sql(bool(hidden), restrict) + select_sql
-    return _statement(body, hidden, None), {**_params(ctx, hidden, None), **(params or {})}
-
-
 def run_sql(
     session: Session, ctx: ChallengeContext, tail: str, public: bool,
     paper_ids: Sequence[int] | None,
@@ -230,8 +109,8 @@ def run_sql(
         + _CONSENSUS_SQL.format(paper_filter=paper_filter)
         + tail.format(paper_filter=paper_filter)
     )
-    stmt = _statement(body, hidden, paper_ids)
-    return list(session.execute(stmt, _params(ctx, hidden, paper_ids)).all())
+    stmt = statement(body)
+    return list(session.execute(stmt, query_params(ctx, hidden, paper_ids)).all())
 
 
 def _split_ctes(sql: str) -> list[tuple[str, str]]:
@@ -260,7 +139,7 @@ def run_many(
     steps = _split_ctes(
         current_verdicts_sql(bool(hidden)) + "," + _CONSENSUS_SQL.format(paper_filter="")
     )
-    params = _params(ctx, hidden, None)
+    params = query_params(ctx, hidden)
     bind = session.connection()
     done: list[str] = []
 
@@ -274,10 +153,7 @@ def run_many(
     try:
         for name, body in steps:
             sql = f"CREATE TEMPORARY TABLE or_{name} AS {prefix()}{body}"
-            stmt = text(sql)
-            for key in ("accepted", "hidden"):
-                if f":{key}" in body:
-                    stmt = stmt.bindparams(bindparam(key, expanding=True))
+            stmt = statement(sql)
             bind.execute(stmt, {k: v for k, v in params.items() if f":{k}" in body})
             done.append(name)
         head = prefix().rstrip()

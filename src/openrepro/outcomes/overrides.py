@@ -8,7 +8,8 @@ from sqlalchemy import select
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import ConfigError, NotFoundError
 from openrepro.identity import LOCAL_ORGANIZER, Actor, ensure_writable, require_organizer
-from openrepro.store import VERDICTS, Logbook, Paper, Verdict, VerdictEdit
+from openrepro.store import Logbook, Paper, Verdict, VerdictEdit
+from openrepro.vocabulary import VERDICTS
 
 __all__ = ["OverrideResult", "override_verdict"]
 

@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from openrepro.challenge import ChallengeContext
+from openrepro.evidence import PROVENANCE_LEVELS
 from openrepro.outcomes import compute
 from openrepro.outcomes.records import (
     CONSENSUS,
@@ -19,10 +20,11 @@ from openrepro.outcomes.records import (
     Stats,
     Totals,
 )
-from openrepro.provenance import PROVENANCE_LEVELS
-from openrepro.store import VERDICTS, Challenge, Job, Participant
+from openrepro.outcomes.responses import author_response_counts
+from openrepro.store import Challenge, Job, Participant
+from openrepro.vocabulary import VERDICTS
 
-__all__ = ["compute_stats", "render_markdown"]
+__all__ = ["compute_stats", "render_markdown", "render_tables"]
 
 _ROWS_SQL = """,
     per_paper AS (
@@ -133,8 +135,6 @@ def compute_stats(ctx: ChallengeContext, *, public: bool = False) -> Stats:
         for h, t, n, vs, v, f in credit_rows
     ]  # fmt: skip
     credit.sort(key=lambda c: (-c.credit, -c.verified, -c.logbooks, c.handle))
-    from openrepro.outreach.responses import author_response_counts  # outreach imports outcomes
-
     return Stats(
         author_responses=author_response_counts(ctx),
         challenge=name or ctx.settings.name,
@@ -159,11 +159,17 @@ def compute_stats(ctx: ChallengeContext, *, public: bool = False) -> Stats:
 
 
 def render_markdown(stats: Stats, *, credit_limit: int = 20) -> str:
-    """The stats as Markdown tables (what `openrepro stats --format md` prints)."""
+    """The stats as Markdown (what `openrepro stats --format md` prints): a title, then
+    :func:`render_tables`."""
+    return f"# {stats.challenge}: outcomes\n\n" + render_tables(stats, credit_limit=credit_limit)
+
+
+def render_tables(stats: Stats, *, credit_limit: int = 20) -> str:
+    """The stats' Markdown tables: outcome rows, totals, consensus, verdicts and provenance,
+    author responses, and the first ``credit_limit`` participants by credit (none for 0). The
+    one rendering of these tables: `stats --format md` and the frozen dataset's card use it."""
     t = stats.totals
     lines = [
-        f"# {stats.challenge}: outcomes",
-        "",
         "| Row | Papers | % of examined |",
         "|---|---:|---:|",
     ]
@@ -200,7 +206,7 @@ def render_markdown(stats: Stats, *, credit_limit: int = 20) -> str:
     if stats.author_responses:
         lines += ["", "| Author response | Findings |", "|---|---:|"]
         lines += [f"| {k} | {n} |" for k, n in stats.author_responses.items()]
-    if stats.credit:
+    if stats.credit and credit_limit > 0:
         lines += [
             "",
             "| Participant | Team | Logbooks | Verified | Falsified | Credit |",

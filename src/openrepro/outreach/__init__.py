@@ -1,12 +1,8 @@
 """Author outreach: messages to a paper's authors about each confirmed finding (``.eml`` files or
-SMTP), and the authors' responses, counted for stats and the frozen dataset."""
+SMTP), and recording the authors' responses (read by :mod:`openrepro.outcomes.responses`)."""
 
-from openrepro.outreach.records import RESPONSES, AuthorResponseView, MessageView, Response
-from openrepro.outreach.responses import (
-    author_response_counts,
-    author_responses,
-    record_response,
-)
+from openrepro.outreach.records import MessageView
+from openrepro.outreach.responses import record_response
 from openrepro.outreach.service import (
     confirmed_findings,
     draft_messages,
@@ -16,12 +12,7 @@ from openrepro.outreach.service import (
 )
 
 __all__ = [
-    "RESPONSES",
-    "AuthorResponseView",
     "MessageView",
-    "Response",
-    "author_response_counts",
-    "author_responses",
     "confirmed_findings",
     "draft_messages",
     "list_messages",

@@ -1,17 +1,13 @@
-"""Typed records of author outreach: messages and author responses."""
+"""Typed records of author outreach: messages (responses: :mod:`openrepro.outcomes.responses`)."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal, get_args
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
-__all__ = ["RESPONSES", "AuthorResponseView", "MessageView", "Response"]
-
-#: ``fixed``: already fixed (``version`` says in which version of the paper).
-Response = Literal["agrees", "disputes", "fixed", "no-answer"]
-RESPONSES: tuple[Response, ...] = get_args(Response)
+__all__ = ["MessageView"]
 
 
 class MessageView(BaseModel):
@@ -26,17 +22,3 @@ class MessageView(BaseModel):
     message_id: str = ""
     created_at: datetime | None = None
     sent_at: datetime | None = None
-
-
-class AuthorResponseView(BaseModel):
-    """What a paper's authors answered about a finding (the newest answer per claim)."""
-
-    id: int
-    paper_id: int
-    paper: str
-    claim: str
-    response: Response
-    version: str | None = None
-    note: str = ""
-    recorded_by: str = ""
-    created_at: datetime | None = None

@@ -20,18 +20,18 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from openrepro.challenge import ChallengeContext
-from openrepro.claims.service import claim_view
+from openrepro.claims.service import claim_view, resolve_claim
 from openrepro.errors import ConfigError, NotFoundError
+from openrepro.evidence.records import Pointer
 from openrepro.identity import LOCAL_ORGANIZER, Actor, ensure_writable, require_organizer
-from openrepro.judge.records import Pointer
+from openrepro.outcomes.current import current_verdicts
 from openrepro.outreach.records import MessageView
+from openrepro.recheck import latest_decisions
 from openrepro.recheck.checks import describe_pointer
-from openrepro.recheck.verdicts import current_verdicts, resolve_claim
 from openrepro.store import Challenge, Claim, Paper
 from openrepro.store.models import utcnow
 from openrepro.store.tables_organizer import (
     OutreachMessage,
-    RecheckDecision,
     RecheckRun,
 )
 
@@ -52,14 +52,8 @@ def logbook_url(ctx: ChallengeContext, logbook_id: int) -> str:
 
 def confirmed_findings(session: Session, ctx: ChallengeContext) -> list[int]:
     """Claim ids whose newest re-check decision is ``confirmed``."""
-    newest: dict[int, str] = {}
-    for row in session.scalars(
-        select(RecheckDecision)
-        .where(RecheckDecision.challenge_id == ctx.challenge_id)
-        .order_by(RecheckDecision.id)
-    ):
-        newest[row.claim_id] = row.decision
-    return sorted(c for c, d in newest.items() if d == "confirmed")
+    newest = latest_decisions(session, ctx.challenge_id)
+    return sorted(c for c, row in newest.items() if row.decision == "confirmed")
 
 
 def _recipients(paper: Paper) -> list[str]:
@@ -105,11 +99,7 @@ def _body(session: Session, ctx: ChallengeContext, claim: Claim, paper: Paper) -
                 lines.append(
                     f"    - {describe_pointer(pointer)}: {logbook_url(ctx, cur.logbook.id)}"
                 )
-    decision = session.scalars(
-        select(RecheckDecision)
-        .where(RecheckDecision.claim_id == claim.id)
-        .order_by(RecheckDecision.id.desc())
-    ).first()
+    decision = latest_decisions(session, ctx.challenge_id, [claim.id]).get(claim.id)
     if decision is not None:
         lines += [
             "",
@@ -184,7 +174,7 @@ def draft_messages(
     with ctx.store.session() as session:
         ensure_writable(ctx, session)
         if claim is not None:
-            target, _ = resolve_claim(session, ctx, claim)
+            target, _ = resolve_claim(session, ctx.challenge_id, claim)
             if target.id not in confirmed_findings(session, ctx):
                 raise ConfigError(f"{claim} is not a confirmed finding (`recheck decide` first)")
             ids = [target.id]

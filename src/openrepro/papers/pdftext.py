@@ -19,7 +19,8 @@ The title guess is the metadata ``/Title`` when it looks like a title, else the 
 lines at the top of the first page, else its first line with words. The abstract guess is the
 text after an "Abstract" line up to the next heading ("1 Introduction", "Keywords", ...).
 
-Unreadable files raise :class:`PdfTextError` (a :class:`ValueError`) with a one-line reason;
+Unreadable files raise :class:`~openrepro.errors.PdfTextError` (a :class:`ValueError` too) with a
+one-line reason;
 pypdf's own warnings about damaged files are silenced while a file is read.
 """
 
@@ -40,11 +41,12 @@ from typing import Any
 from pypdf import PageObject, PasswordType, PdfReader
 from pypdf.errors import DependencyError
 
+from openrepro.errors import PdfTextError
+
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_PAGES",
     "PdfText",
-    "PdfTextError",
     "abstract_guess",
     "clean_text",
     "extract_text",
@@ -59,10 +61,6 @@ _HEADER_WINDOW = 1024  # the PDF header may follow up to 1 KiB of junk
 _MIN_ALNUM_PER_PAGE = 20  # fewer letters and digits than this per page: a scan
 _MAX_TITLE_CHARS = 400
 _MAX_ABSTRACT_CHARS = 6000
-
-
-class PdfTextError(ValueError):
-    """A PDF cannot be read or holds no text; ``str()`` is a one-line reason."""
 
 
 @dataclass(frozen=True)

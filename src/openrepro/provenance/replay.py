@@ -44,12 +44,13 @@ from sqlalchemy import select
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.service import claim_view
 from openrepro.errors import LogbookError, NotFoundError
-from openrepro.judge.decide import DEFAULT_REL_TOL
-from openrepro.judge.gather import measurements
+from openrepro.evidence.decide import DEFAULT_REL_TOL
+from openrepro.evidence.gather import measurements
+from openrepro.evidence.levels import ProvenanceLevel
 from openrepro.logbooks.records import FileRef, LogbookRecord, Metric, Run
+from openrepro.logbooks.revisions import latest_logbook_ids
 from openrepro.logbooks.service import load_logbook, locator
 from openrepro.logbooks.trackio_reader import read_trackio_logbook
-from openrepro.provenance.levels import ProvenanceLevel
 from openrepro.store import Claim, Logbook, Paper
 from openrepro.store.tables_provenance import Replay
 
@@ -485,10 +486,10 @@ def replay_all(
 ) -> list[ReplayReport]:  # fmt: skip
     """Replay the cheap runs of every logbook (newest revision per participant and paper);
     runs that do not fit in ``budget_per_logbook`` are queued."""
-    from openrepro.judge.service import judge_targets
-
+    with ctx.store.session() as session:
+        targets = latest_logbook_ids(session, ctx.challenge_id)
     return [
         replay_logbook(ctx, logbook_id, budget_seconds=budget_per_logbook, memory_mb=memory_mb,
                        isolate=isolate)
-        for logbook_id in judge_targets(ctx, None, None)
+        for logbook_id in targets
     ]  # fmt: skip

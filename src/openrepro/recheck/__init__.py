@@ -3,9 +3,10 @@
 differently-prompted LLM; organizer decisions that flow into outcomes as ``recheck`` edits."""
 
 from openrepro.recheck.checks import code_checks
-from openrepro.recheck.queue import get_entry, recheck_queue
+from openrepro.recheck.queue import get_entry, latest_decisions, recheck_queue
 from openrepro.recheck.records import (
     DECISIONS,
+    FLAG_REASONS,
     REASONS,
     STATUSES,
     DecisionView,
@@ -15,10 +16,10 @@ from openrepro.recheck.records import (
     RecheckReport,
 )
 from openrepro.recheck.service import PROMPT_VERSION, decide, run_recheck
-from openrepro.recheck.verdicts import current_verdicts
 
 __all__ = [
     "DECISIONS",
+    "FLAG_REASONS",
     "PROMPT_VERSION",
     "REASONS",
     "STATUSES",
@@ -28,9 +29,9 @@ __all__ = [
     "QueueReason",
     "RecheckReport",
     "code_checks",
-    "current_verdicts",
     "decide",
     "get_entry",
+    "latest_decisions",
     "recheck_queue",
     "run_recheck",
 ]

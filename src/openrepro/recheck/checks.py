@@ -33,14 +33,14 @@ from collections.abc import Sequence
 
 from openrepro.claims.records import ClaimView
 from openrepro.claims.values import ReportedValue
-from openrepro.judge.decide import DEFAULT_REL_TOL, parse_scale_number, scale_ratio
-from openrepro.judge.engine import _testimony_stance
-from openrepro.judge.gather import (
+from openrepro.evidence.decide import DEFAULT_REL_TOL, parse_scale_number, scale_ratio
+from openrepro.evidence.gather import (
     check_pointer,
     claim_metric_prefix,
     measurements,
 )
-from openrepro.judge.records import Pointer, Scale
+from openrepro.evidence.records import Pointer, Scale
+from openrepro.evidence.testimony import testimony_stance
 from openrepro.logbooks.records import LogbookRecord, Metric, Run
 from openrepro.recheck.records import Finding
 
@@ -353,7 +353,7 @@ def code_checks(
     findings += _runs(record, claim, values)
     if not any(f.check == "normalisation" for f in findings):  # the same ratio, said once
         findings += _arithmetic(record, claim, values, tolerance)
-    stance = _testimony_stance(record, claim)
+    stance = testimony_stance(record, claim)
     if stance == "negative" and verdict != "falsified":
         findings.append(Finding(check="testimony", message=f"testimony: the prose says "
                                 f"falsified, the evidence gave {verdict}"))  # fmt: skip

@@ -8,23 +8,27 @@ A claim is queued when (DESIGN.md §3 words):
 * a logbook's testimony says it is falsified (read as the judge reads testimony stance);
 * or it was re-checked or decided before (it stays listed with its status).
 
-"Current" verdicts are the judge's newest verdict per (logbook, claim) on the newest revision of
-each participant's logbook, with the newest :class:`~openrepro.store.VerdictEdit` applied, as in
-outcomes. The queue is computed on each call, not stored; runs and decisions are.
+"Current" verdicts are :func:`openrepro.outcomes.current_verdicts`, the ones outcomes count. The
+public queue (the board's) leaves out papers inside their anti-herding window, as every other
+public view does. The queue is computed on each call, not stored; runs and decisions are.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.records import ClaimView
-from openrepro.claims.service import claim_view
+from openrepro.claims.service import claim_view, resolve_claim
 from openrepro.errors import ConfigError, NotFoundError
-from openrepro.judge.engine import _testimony_stance
+from openrepro.evidence.testimony import testimony_stance
 from openrepro.logbooks.records import LogbookRecord
-from openrepro.outcomes.compute import claim_consensus
+from openrepro.logbooks.revisions import latest_logbook_ids
+from openrepro.outcomes import claim_consensus, hidden_papers
+from openrepro.outcomes.current import current_verdicts
 from openrepro.recheck.records import (
     FLAG_REASONS,
     REASONS,
@@ -34,16 +38,17 @@ from openrepro.recheck.records import (
     QueueReason,
     RecheckReport,
 )
-from openrepro.recheck.verdicts import _latest_logbooks, current_verdicts, resolve_claim
-from openrepro.store import Claim, Paper, Participant
+from openrepro.store import Claim, Logbook, Paper, Participant
 from openrepro.store.tables_organizer import RecheckDecision, RecheckRun
 
-__all__ = ["get_entry", "recheck_queue"]
+__all__ = ["decision_view", "get_entry", "latest_decisions", "recheck_queue", "report_view"]
 
 
-def _reasons(session: Session, ctx: ChallengeContext) -> dict[int, list[QueueReason]]:
+def _reasons(
+    session: Session, ctx: ChallengeContext, hidden: set[int], public: bool
+) -> dict[int, list[QueueReason]]:
     found: dict[int, list[QueueReason]] = {}
-    for row in claim_consensus(ctx):
+    for row in claim_consensus(ctx, public=public):
         if row.consensus in ("falsified", "contested"):
             found.setdefault(row.claim_id, []).append(
                 QueueReason(
@@ -62,8 +67,9 @@ def _reasons(session: Session, ctx: ChallengeContext) -> dict[int, list[QueueRea
             .where(Paper.challenge_id == ctx.challenge_id, Claim.status == "active")
             .options(selectinload(Claim.edits))
         )
+        if c.paper_id not in hidden
     }
-    for cur in current_verdicts(session, ctx):
+    for cur in current_verdicts(session, ctx, public=public):
         if cur.verdict.claim_id not in active:
             continue
         for flag in cur.verdict.flags:
@@ -83,14 +89,17 @@ def _reasons(session: Session, ctx: ChallengeContext) -> dict[int, list[QueueRea
         pid: handle for pid, handle in session.execute(select(Participant.id, Participant.handle))
     }
     views: dict[int, ClaimView] = {}
-    for book in _latest_logbooks(session, ctx).values():
+    latest = latest_logbook_ids(session, ctx.challenge_id)
+    for book in session.scalars(select(Logbook).where(Logbook.id.in_(latest)).order_by(Logbook.id)):
+        if book.paper_id in hidden:
+            continue
         record = LogbookRecord.model_validate(book.manifest)
         if not record.testimony:
             continue
         for claim in by_paper.get(book.paper_id, []):
             if claim.id not in views:
                 views[claim.id] = claim_view(claim, papers[book.paper_id])
-            if _testimony_stance(record, views[claim.id]) == "negative":
+            if testimony_stance(record, views[claim.id]) == "negative":
                 found.setdefault(claim.id, []).append(
                     QueueReason(reason="testimony_falsification", logbook_id=book.id,
                                 participant=handles.get(book.participant_id),
@@ -110,16 +119,23 @@ def _runs(session: Session, claim_ids: list[int]) -> dict[int, list[RecheckRun]]
     return out
 
 
-def _decisions(session: Session, claim_ids: list[int]) -> dict[int, RecheckDecision]:
-    out: dict[int, RecheckDecision] = {}
-    if not claim_ids:
-        return out
-    for row in session.scalars(
+def latest_decisions(
+    session: Session, challenge_id: int, claim_ids: Sequence[int] | None = None
+) -> dict[int, RecheckDecision]:
+    """The newest re-check decision per claim (the one that counts), of the given claims or all
+    of this challenge's."""
+    query = (
         select(RecheckDecision)
-        .where(RecheckDecision.claim_id.in_(claim_ids))
+        .where(RecheckDecision.challenge_id == challenge_id)
         .order_by(RecheckDecision.id)
-    ):
-        out[row.claim_id] = row  # the newest wins
+    )
+    if claim_ids is not None:
+        if not claim_ids:
+            return {}
+        query = query.where(RecheckDecision.claim_id.in_(list(claim_ids)))
+    out: dict[int, RecheckDecision] = {}
+    for row in session.scalars(query):
+        out[row.claim_id] = row  # ordered by id: the newest wins
     return out
 
 
@@ -142,18 +158,24 @@ def report_view(row: RecheckRun, claim: str) -> RecheckReport:
 
 
 def recheck_queue(
-    ctx: ChallengeContext, status: str | None = None, reason: str | None = None
+    ctx: ChallengeContext,
+    status: str | None = None,
+    reason: str | None = None,
+    *,
+    public: bool = False,
 ) -> list[QueueEntry]:
     """Every queued claim (see the module docstring), by paper then claim; optionally only
     those with ``status`` (``open``, ``checked``, ``confirmed``, ``rejected``,
-    ``needs-more-evidence``) or with a ``reason`` (see :data:`REASONS`)."""
+    ``needs-more-evidence``) or with a ``reason`` (see :data:`REASONS`). ``public``: what
+    readers may see (no paper inside its anti-herding window)."""
     if status is not None and status not in STATUSES:
         raise ConfigError(f"unknown status {status!r}: one of {', '.join(STATUSES)}")
     if reason is not None and reason not in REASONS:
         raise ConfigError(f"unknown reason {reason!r}: one of {', '.join(REASONS)}")
-    consensus = {row.claim_id: row.consensus for row in claim_consensus(ctx)}
+    consensus = {row.claim_id: row.consensus for row in claim_consensus(ctx, public=public)}
+    hidden = set(hidden_papers(ctx)) if public else set()
     with ctx.store.session() as session:
-        reasons = _reasons(session, ctx)
+        reasons = _reasons(session, ctx, hidden, public)
         history = set(
             session.scalars(
                 select(RecheckRun.claim_id).where(RecheckRun.challenge_id == ctx.challenge_id)
@@ -167,15 +189,17 @@ def recheck_queue(
         )
         ids = sorted(set(reasons) | history)
         runs = _runs(session, ids)
-        decisions = _decisions(session, ids)
+        decisions = latest_decisions(session, ctx.challenge_id, ids)
         currents: dict[int, list[int]] = {}
-        for cur in current_verdicts(session, ctx, ids):
+        for cur in current_verdicts(session, ctx, ids, public=public):
             currents.setdefault(cur.verdict.claim_id, []).append(cur.logbook.id)
         entries: list[QueueEntry] = []
         rows = session.execute(
             select(Claim, Paper).join(Paper, Paper.id == Claim.paper_id).where(Claim.id.in_(ids))
         ).all()
         for claim, paper in sorted(rows, key=lambda r: (r[1].id, r[0].id)):
+            if paper.id in hidden:
+                continue
             name = f"{paper.venue_id}/{claim.key}"
             claim_runs = runs.get(claim.id, [])
             decided = decisions.get(claim.id)
@@ -201,7 +225,7 @@ def recheck_queue(
 def get_entry(ctx: ChallengeContext, claim: str) -> tuple[QueueEntry, list[RecheckReport]]:
     """One queued claim and all its re-check runs (oldest first)."""
     with ctx.store.session() as session:
-        row, paper = resolve_claim(session, ctx, claim)
+        row, paper = resolve_claim(session, ctx.challenge_id, claim)
         name = f"{paper.venue_id}/{row.key}"
         reports = [report_view(r, name) for r in _runs(session, [row.id]).get(row.id, [])]
     for entry in recheck_queue(ctx):

@@ -28,17 +28,17 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from openrepro.challenge import ChallengeContext
-from openrepro.claims.service import claim_view
+from openrepro.claims.service import claim_view, resolve_claim
 from openrepro.errors import ConfigError, LLMOutputError
+from openrepro.evidence.gather import evidence_items, looks_like_injection
+from openrepro.evidence.records import Pointer
 from openrepro.identity import LOCAL_ORGANIZER, Actor, ensure_writable, require_organizer
-from openrepro.judge.gather import evidence_items, looks_like_injection
-from openrepro.judge.records import Pointer
 from openrepro.llm import LLMClient, Message, Usage
 from openrepro.logbooks.records import LogbookRecord
+from openrepro.outcomes.current import current_verdicts
 from openrepro.recheck.checks import code_checks
 from openrepro.recheck.queue import decision_view, report_view
 from openrepro.recheck.records import DECISIONS, DecisionView, Finding, RecheckReport
-from openrepro.recheck.verdicts import current_verdicts, resolve_claim
 from openrepro.store import VerdictEdit
 from openrepro.store.tables_organizer import RecheckDecision, RecheckRun
 
@@ -114,7 +114,7 @@ def run_recheck(
     require_organizer(actor, "run a re-check")
     with ctx.store.session() as session:
         ensure_writable(ctx, session)
-        row, paper = resolve_claim(session, ctx, claim)
+        row, paper = resolve_claim(session, ctx.challenge_id, claim)
         view = claim_view(row, paper.venue_id)
         findings: list[Finding] = []
         verdict_lines: list[str] = []
@@ -179,7 +179,7 @@ def decide(
         raise ConfigError("a decision needs a reason")
     with ctx.store.session() as session:
         ensure_writable(ctx, session)
-        row, paper = resolve_claim(session, ctx, claim)
+        row, paper = resolve_claim(session, ctx.challenge_id, claim)
         changed: list[int] = []
         note = f"re-check {decision}: {reason.strip()}"
         for cur in current_verdicts(session, ctx, [row.id]):

@@ -24,12 +24,13 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from openrepro.vocabulary import VERDICTS
+
 __all__ = [
     "CLAIM_KINDS",
     "CLAIM_STATUSES",
     "JOB_STATUSES",
     "ROLES",
-    "VERDICTS",
     "Base",
     "Challenge",
     "Claim",
@@ -45,7 +46,6 @@ __all__ = [
     "utcnow",
 ]
 
-VERDICTS = ("verified", "falsified", "toy", "inconclusive")
 CLAIM_KINDS = ("result", "efficiency", "theory", "qualitative")
 CLAIM_STATUSES = ("active", "removed")
 JOB_STATUSES = ("scheduling", "running", "completed", "error", "canceled")

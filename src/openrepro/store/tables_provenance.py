@@ -9,11 +9,11 @@ from sqlalchemy import CheckConstraint, DateTime, Float, ForeignKey, Integer, St
 from sqlalchemy.orm import Mapped, mapped_column
 
 from openrepro.store.models import Base, utcnow
+from openrepro.vocabulary import PROVENANCE_LEVELS
 
 __all__ = ["REPLAY_STATUSES", "Replay"]
 
 REPLAY_STATUSES = ("matched", "mismatched", "failed", "timeout", "skipped", "queued")
-_LEVELS = ("testimony", "self-recorded", "replayed", "attested")
 
 
 def _in(column: str, values: tuple[str, ...]) -> str:
@@ -30,7 +30,7 @@ class Replay(Base):
     __tablename__ = "replays"
     __table_args__ = (
         CheckConstraint(_in("status", REPLAY_STATUSES), name="status"),
-        CheckConstraint(_in("level", _LEVELS), name="level"),
+        CheckConstraint(_in("level", PROVENANCE_LEVELS), name="level"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -21,13 +21,12 @@ from sqlalchemy import select
 
 from openrepro.challenge import ChallengeContext
 from openrepro.claims import ClaimView, list_claims
-from openrepro.errors import NotFoundError, OpenReproError, SourceError
+from openrepro.errors import NotFoundError, SourceError, WorkspaceExistsError
 from openrepro.papers import PaperDetail, get_paper
 from openrepro.store import Paper
 
 __all__ = [
     "PullReport",
-    "WorkspaceExistsError",
     "WorkspacePayload",
     "fetch_workspace",
     "pull_paper",
@@ -36,12 +35,6 @@ __all__ = [
 ]
 
 WORKSPACE_FILE = ".openrepro/workspace.json"
-
-
-class WorkspaceExistsError(OpenReproError):
-    """The target folder already holds a workspace or a Trackio logbook."""
-
-    exit_code = 2
 
 
 class PullReport(BaseModel):

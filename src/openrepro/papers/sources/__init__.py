@@ -17,30 +17,18 @@ SOURCE forms:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from openrepro.config import Settings
 from openrepro.errors import SourceError
-from openrepro.papers.records import PaperRecord, SkippedItem
+from openrepro.papers.sources.base import SourceItem, SourceReader
 
 __all__ = ["SourceItem", "SourceReader", "resolve_source"]
 
-SourceItem = PaperRecord | SkippedItem
-
-
-@dataclass
-class SourceReader:
-    """An opened source: a label for messages, a size when known (for progress) and the items."""
-
-    label: str
-    items: Callable[[], Iterator[SourceItem]]
-    total: int | None = None
-
 
 def resolve_source(spec: str, settings: Settings) -> SourceReader:
-    """Open the source named by ``spec`` (see the module docstring)."""
+    """Open the source named by ``spec`` (see the module docstring). Each source's module is
+    imported when used: the OpenReview and Hub clients are slow to import."""
     if spec.startswith("openreview:"):
         from openrepro.papers.sources.openreview import read_openreview
 

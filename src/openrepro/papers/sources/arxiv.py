@@ -28,7 +28,7 @@ from pydantic import ValidationError
 from openrepro.config import Settings
 from openrepro.errors import SourceError
 from openrepro.papers.records import PaperRecord, SkippedItem
-from openrepro.papers.sources import SourceItem, SourceReader
+from openrepro.papers.sources.base import SourceItem, SourceReader
 
 __all__ = ["normalize_arxiv_id", "read_arxiv"]
 

@@ -34,7 +34,7 @@ from urllib3.util.retry import Retry
 from openrepro.config import Settings
 from openrepro.errors import SourceError
 from openrepro.papers.records import PaperRecord, SkippedItem
-from openrepro.papers.sources import SourceItem, SourceReader
+from openrepro.papers.sources.base import SourceItem, SourceReader
 
 __all__ = ["read_openreview"]
 

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from openrepro.errors import SourceError
 from openrepro.papers.records import PaperRecord, SkippedItem
-from openrepro.papers.sources import SourceItem, SourceReader
+from openrepro.papers.sources.base import SourceItem, SourceReader
 
 __all__ = ["read_paper_list", "record_from_mapping"]
 

@@ -25,10 +25,10 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from openrepro.config import Settings
-from openrepro.errors import SourceError
-from openrepro.papers.pdftext import PdfText, PdfTextError, extract_text
+from openrepro.errors import PdfTextError, SourceError
+from openrepro.papers.pdftext import PdfText, extract_text
 from openrepro.papers.records import PaperRecord, SkippedItem
-from openrepro.papers.sources import SourceItem, SourceReader
+from openrepro.papers.sources.base import SourceItem, SourceReader
 
 __all__ = ["LIST_FILES", "read_pdf_folder"]
 

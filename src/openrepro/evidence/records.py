@@ -11,7 +11,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
-from openrepro.provenance.levels import ProvenanceLevel
+from openrepro.vocabulary import VERDICTS, ProvenanceLevel, Verdict
 
 __all__ = [
     "FLAGS",
@@ -25,8 +25,6 @@ __all__ = [
     "Verdict",
 ]
 
-Verdict = Literal["verified", "falsified", "toy", "inconclusive"]
-VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 Flag = Literal[
     "injection_suspected",
     "testimony_disagrees",

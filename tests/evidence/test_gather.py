@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from openrepro.judge.gather import (
+from openrepro.evidence.gather import (
     check_pointer,
     claim_metric_prefix,
     evidence_items,
@@ -12,7 +12,7 @@ from openrepro.judge.gather import (
     measurements,
     neutralise,
 )
-from openrepro.judge.records import Pointer
+from openrepro.evidence.records import Pointer
 from openrepro.logbooks import records as logbook
 from openrepro.logbooks.records import Artifact, FileRef, LogbookRecord, Metric, Run
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+import openrepro.evidence as evidence
 import openrepro.provenance as provenance
 from openrepro.errors import ConfigError
-from openrepro.provenance import PROVENANCE_LEVELS, at_least, check_level, strongest, weakest
+from openrepro.evidence import PROVENANCE_LEVELS, at_least, check_level, strongest, weakest
 
 
 def test_levels_are_ordered_weakest_first() -> None:
@@ -30,5 +31,6 @@ def test_unknown_level_is_a_config_error() -> None:
 
 
 def test_every_exported_name_resolves() -> None:
-    for name in provenance.__all__:
-        assert getattr(provenance, name) is not None, name
+    for package in (evidence, provenance):
+        for name in package.__all__:
+            assert getattr(package, name) is not None, f"{package.__name__}.{name}"

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from openrepro.judge.records import EvidenceItem, Measurement, Pointer
+from openrepro.evidence.records import EvidenceItem, Measurement, Pointer
 from openrepro.logbooks.records import FileRef, LogbookRecord, Metric, Run
 
 __all__ = [

@@ -36,10 +36,10 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from openrepro.judge.gather import claim_metric_prefix
-from openrepro.judge.records import Flag, Measurement
+from openrepro.evidence.gather import claim_metric_prefix
+from openrepro.evidence.levels import ProvenanceLevel, check_level, level_rank, weakest
+from openrepro.evidence.records import Flag, Measurement
 from openrepro.logbooks.records import LogbookRecord, Run
-from openrepro.provenance.levels import ProvenanceLevel, check_level, level_rank, weakest
 from openrepro.store.tables_provenance import Replay
 
 __all__ = [

@@ -5,7 +5,7 @@ pass through the same comparison and the same table.
 Comparison (:func:`compare`):
 - only measurements logged *during* a recorded run that *succeeded* count, and only those whose
   run was not downgraded to ``testimony`` by the provenance checks
-  (:mod:`openrepro.provenance.checks`: a hand-made or edited run cell, a failed replay);
+  (:mod:`openrepro.evidence.checks`: a hand-made or edited run cell, a failed replay);
 - one value per seed (the run's last logged step);
 - with 3 or more seeds, the 95 % prediction interval of the seeds,
   ``mean ± t(0.975, n-1) · sd · sqrt(1 + 1/n)`` (CORE-Bench's interval), gauges their noise:
@@ -50,7 +50,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel
 
 from openrepro.claims.values import ReportedValue
-from openrepro.judge.records import Decision, Flag, Measurement, Scale, Verdict
+from openrepro.evidence.records import Decision, Flag, Measurement, Scale, Verdict
 
 __all__ = [
     "DEFAULT_REL_TOL",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from openrepro.claims.values import ReportedValue
-from openrepro.judge.decide import (
+from openrepro.evidence.decide import (
     Comparison,
     compare,
     decide,
@@ -14,7 +14,7 @@ from openrepro.judge.decide import (
     prediction_interval,
     scale_ratio,
 )
-from openrepro.judge.records import Measurement, Pointer, Scale
+from openrepro.evidence.records import Measurement, Pointer, Scale
 
 ACC = ReportedValue(metric="accuracy", value=88.1, text="88.1%", unit="%")
 

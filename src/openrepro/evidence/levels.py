@@ -11,18 +11,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal
 
 from openrepro.errors import ConfigError
-
-ProvenanceLevel = Literal["testimony", "self-recorded", "replayed", "attested"]
-
-PROVENANCE_LEVELS: tuple[ProvenanceLevel, ...] = (
-    "testimony",
-    "self-recorded",
-    "replayed",
-    "attested",
-)
+from openrepro.vocabulary import PROVENANCE_LEVELS, ProvenanceLevel
 
 __all__ = [
     "PROVENANCE_LEVELS",

@@ -1,0 +1,106 @@
+"""Evidence: what a logbook's recorded runs did and produced, and what code concludes from it.
+
+The layer below the judge's workflow (see docs/design.md, "The judge"):
+
+- :mod:`~openrepro.evidence.records`: evidence items with checkable pointers, measurements,
+  scales, decisions, the verdict and flag vocabularies;
+- :mod:`~openrepro.evidence.gather`: evidence items and measurements read from a logbook record,
+  pointer re-checks, text hygiene and injection detection;
+- :mod:`~openrepro.evidence.decide`: the comparison of measured with reported values and the
+  decision table (every decision names its row);
+- :mod:`~openrepro.evidence.levels`: provenance levels, weakest first;
+- :mod:`~openrepro.evidence.checks`: consistency checks of self-recorded evidence and each run's
+  provenance level (from stored replays and attestations);
+- :mod:`~openrepro.evidence.testimony`: what the participant's prose says (never evidence).
+
+Nothing here runs a model, replays a command or writes to the store; ``judge``, ``provenance``
+(replay, attestation) and ``recheck`` build on it.
+"""
+
+from openrepro.evidence.checks import (
+    DOWNGRADING_FLAGS,
+    EvidenceLevels,
+    RunStanding,
+    apply_levels,
+    check_record,
+    stored_levels,
+    verdict_level,
+)
+from openrepro.evidence.decide import (
+    DEFAULT_REL_TOL,
+    Comparison,
+    compare,
+    decide,
+    is_quantified_over_all,
+    parse_scale_number,
+    scale_ratio,
+)
+from openrepro.evidence.gather import (
+    check_pointer,
+    claim_metric_prefix,
+    evidence_items,
+    looks_like_injection,
+    measurements,
+    within_recorded_run,
+)
+from openrepro.evidence.levels import (
+    PROVENANCE_LEVELS,
+    ProvenanceLevel,
+    at_least,
+    check_level,
+    level_rank,
+    strongest,
+    weakest,
+)
+from openrepro.evidence.records import (
+    FLAGS,
+    VERDICTS,
+    Decision,
+    EvidenceItem,
+    Flag,
+    Measurement,
+    Pointer,
+    Scale,
+    Verdict,
+)
+from openrepro.evidence.testimony import testimony_stance
+
+__all__ = [
+    "DEFAULT_REL_TOL",
+    "DOWNGRADING_FLAGS",
+    "FLAGS",
+    "PROVENANCE_LEVELS",
+    "VERDICTS",
+    "Comparison",
+    "Decision",
+    "EvidenceItem",
+    "EvidenceLevels",
+    "Flag",
+    "Measurement",
+    "Pointer",
+    "ProvenanceLevel",
+    "RunStanding",
+    "Scale",
+    "Verdict",
+    "apply_levels",
+    "at_least",
+    "check_level",
+    "check_pointer",
+    "check_record",
+    "claim_metric_prefix",
+    "compare",
+    "decide",
+    "evidence_items",
+    "is_quantified_over_all",
+    "level_rank",
+    "looks_like_injection",
+    "measurements",
+    "parse_scale_number",
+    "scale_ratio",
+    "stored_levels",
+    "strongest",
+    "testimony_stance",
+    "verdict_level",
+    "weakest",
+    "within_recorded_run",
+]
