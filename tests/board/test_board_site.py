@@ -32,7 +32,20 @@ def test_same_store_same_bytes_and_incremental(challenge: ChallengeContext, tmp_
     assert _tree(tmp_path / "a") == _tree(tmp_path / "b")
     assert first.pages == second.pages > 30
     again = build_board_site(challenge, tmp_path / "a")
-    assert (again.rendered, again.written) == (0, 0)
+    assert (again.rendered, again.written, again.pages) == (0, 0, first.pages)
+    # an unchanged store is one fingerprint and a file check; a file gone is noticed
+    index = tmp_path / "a" / "index.html"
+    index.unlink()
+    mended = build_board_site(challenge, tmp_path / "a")
+    assert (mended.rendered, mended.written) == (1, 1) and index.is_file()
+    assert build_board_site(challenge, tmp_path / "a", force=True).rendered == 0
+    # the verdict window closes with time, not with a write: it is part of the state
+    challenge.settings.verdict_window_hours = 24 * 365 * 100
+    hidden = build_board_site(challenge, tmp_path / "a")
+    assert hidden.rendered > 0
+    challenge.settings.verdict_window_hours = 0
+    assert build_board_site(challenge, tmp_path / "a").rendered == hidden.rendered
+    assert _tree(tmp_path / "a") == _tree(tmp_path / "b")
 
     from openrepro.board.data import verdict_cells
 
@@ -72,5 +85,5 @@ def test_removed_pages_are_deleted(challenge: ChallengeContext, tmp_path: Path) 
         manifest.replace('"pages": {', '"pages": {\n"papers/p/gone.html": "x",')
     )
     stale.write_text("old")
-    report = build_board_site(challenge, out)
+    report = build_board_site(challenge, out, force=True)  # the store did not change: force
     assert report.removed == 1 and not stale.exists()

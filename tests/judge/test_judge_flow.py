@@ -16,7 +16,7 @@ from openrepro.challenge import ChallengeContext
 from openrepro.claims import add_claim
 from openrepro.evidence.gather import check_pointer
 from openrepro.evidence.records import Pointer
-from openrepro.judge.service import judge_logbooks
+from openrepro.judge.service import judge_logbooks, judged_already
 from openrepro.llm import LLMClient, Message, RawCompletion
 from openrepro.llm.embedded import EmbeddedBackend
 from openrepro.logbooks.records import LogbookRecord
@@ -24,6 +24,7 @@ from openrepro.logbooks.service import load_logbook
 from openrepro.logbooks.submit import submit_logbook
 from openrepro.papers import PaperRecord, import_papers
 from openrepro.store import Verdict
+from openrepro.store.tables_provenance import Replay
 from openrepro.workspace import pull_paper
 
 ABSTRACT = (
@@ -136,6 +137,40 @@ def test_deterministic_verdicts_from_real_logbooks(
     assert again.judged == 0  # idempotent per (logbook, claim, judge config)
     with challenge.store.session() as s:
         assert s.scalar(select(func.count(Verdict.id))) == 6
+
+
+def test_resume_finds_the_remaining_work(
+    challenge: ChallengeContext, paper: None, tmp_path: Path
+) -> None:
+    """A resumed run skips judged logbooks from one query (judged_already) and judges exactly
+    what lacks a verdict: a logbook submitted since, a claim added since, a logbook replayed
+    after its verdict."""
+    first = _attempt(challenge, tmp_path, "first", "88.0,88.3,87.9")
+    report = judge_logbooks(challenge, None)
+    config = report.judge_config
+    assert judged_already(challenge, [first], config) == {
+        first: [row.model_copy(update={"verdict": "", "rule": "", "path": "none", "flags": [],
+                                       "rationale": "", "provenance": "testimony",
+                                       "skipped": True}) for row in report.verdicts]
+    }  # fmt: skip
+    second = _attempt(challenge, tmp_path, "second", "71.0,70.5,71.2")
+    assert set(judged_already(challenge, [first, second], config)) == {first}
+    again = judge_logbooks(challenge, None)
+    assert [(r.logbook_id, r.skipped) for r in again.verdicts] == [(first, True), (second, False)]
+
+    with challenge.store.session() as s:  # a replay of `first` after its verdict: judged again
+        s.add(Replay(logbook_id=first, run_id="x", kind="replay", status="matched",
+                     level="replayed", details={}))  # fmt: skip
+    assert set(judged_already(challenge, [first, second], config)) == {second}
+    with challenge.store.session() as s:  # a new claim: every logbook of the paper has work
+        add_claim(s, challenge.challenge_id, "p1", text="1.9x faster per step.",
+                  kind="efficiency", quotes=["1.9x faster per step"], editor="org")  # fmt: skip
+    assert judged_already(challenge, [first, second], config) == {}
+    last = judge_logbooks(challenge, None)
+    assert sorted((r.logbook_id, r.claim_id) for r in last.verdicts if not r.skipped) == [
+        (first, "p1/C1"), (first, "p1/C2"), (second, "p1/C2")
+    ]  # fmt: skip
+    assert judged_already(challenge, [first, second], config).keys() == {first, second}
 
 
 class RecordingBackend:

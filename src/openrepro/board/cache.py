@@ -11,7 +11,19 @@ from typing import Any, TypeVar
 from sqlalchemy import func, select
 
 from openrepro.challenge import ChallengeContext
-from openrepro.store import Challenge, Claim, ClaimEdit, Logbook, Paper, Verdict, VerdictEdit
+from openrepro.store import (
+    Challenge,
+    Claim,
+    ClaimEdit,
+    Job,
+    Logbook,
+    Paper,
+    Participant,
+    Verdict,
+    VerdictEdit,
+)
+from openrepro.store.tables_organizer import AuthorResponse, RecheckDecision, RecheckRun
+from openrepro.store.tables_provenance import Replay
 
 T = TypeVar("T")
 
@@ -19,28 +31,37 @@ __all__ = ["PageCache", "store_version"]
 
 
 def store_version(ctx: ChallengeContext) -> tuple[Any, ...]:
-    """A fingerprint that changes whenever anything the board shows changes."""
+    """A fingerprint that changes whenever anything the board shows changes: per table the
+    row count and the newest id (or update time, for rows updated in place: papers, jobs, a
+    verdict judged again after a replay), and the challenge's freeze. One query of scalar
+    subqueries over primary keys and indexed columns. A participant's name or team edited in
+    place is not seen (``site build --force`` rebuilds everything)."""
+    cid = ctx.challenge_id
+    parts = [
+        select(func.max(Paper.updated_at)).where(Paper.challenge_id == cid),
+        select(func.count(Paper.id)).where(Paper.challenge_id == cid),
+        select(func.count(Claim.id)),
+        select(func.max(Claim.id)),
+        select(func.max(ClaimEdit.id)),
+        select(func.count(Logbook.id)),
+        select(func.max(Logbook.id)),
+        select(func.count(Verdict.id)),
+        select(func.max(Verdict.id)),
+        select(func.max(Verdict.created_at)),
+        select(func.count(VerdictEdit.id)),
+        select(func.max(VerdictEdit.id)),
+        select(func.count(Participant.id)).where(Participant.challenge_id == cid),
+        select(func.max(Participant.id)),
+        select(func.count(Job.id)),
+        select(func.max(Job.updated_at)),
+        select(func.max(RecheckRun.id)),
+        select(func.max(RecheckDecision.id)),
+        select(func.max(AuthorResponse.id)),
+        select(func.max(Replay.id)),
+        select(Challenge.frozen_at).where(Challenge.id == cid),
+    ]
     with ctx.store.session() as session:
-        return tuple(
-            session.execute(
-                select(
-                    select(func.max(Paper.updated_at))
-                    .where(Paper.challenge_id == ctx.challenge_id)
-                    .scalar_subquery(),
-                    select(func.count(Paper.id))
-                    .where(Paper.challenge_id == ctx.challenge_id)
-                    .scalar_subquery(),
-                    select(func.max(Claim.id)).scalar_subquery(),
-                    select(func.max(ClaimEdit.id)).scalar_subquery(),
-                    select(func.max(Logbook.id)).scalar_subquery(),
-                    select(func.max(Verdict.id)).scalar_subquery(),
-                    select(func.max(VerdictEdit.id)).scalar_subquery(),
-                    select(Challenge.frozen_at)
-                    .where(Challenge.id == ctx.challenge_id)
-                    .scalar_subquery(),
-                )
-            ).one()
-        )
+        return tuple(session.execute(select(*(q.scalar_subquery() for q in parts))).one())
 
 
 class PageCache:

@@ -31,11 +31,10 @@ from openrepro.outcomes import (
     compute_stats,
     paper_outcomes,
 )
-from openrepro.outcomes.compute import run_sql
 from openrepro.outcomes.current import current_verdicts_query
 from openrepro.papers.records import PaperDetail
 from openrepro.papers.service import get_paper, search_papers
-from openrepro.recheck import FLAG_REASONS, latest_decisions, recheck_queue
+from openrepro.recheck import flagged_verdicts, latest_decisions, recheck_queue
 from openrepro.store import Logbook, Paper, Participant
 
 __all__ = [
@@ -224,13 +223,8 @@ def pending_recheck(ctx: ChallengeContext) -> set[str]:
     rows = claim_consensus(ctx, public=True)
     paper_of = {r.claim_id: r.paper for r in rows}
     queued = {r.claim_id for r in rows if r.consensus in ("falsified", "contested")}
-    flags = " OR ".join(f"CAST(v.flags AS TEXT) LIKE '%\"{flag}\"%'" for flag in FLAG_REASONS)
-    tail = (
-        " SELECT DISTINCT eff.claim_id FROM eff JOIN verdicts v ON v.id = eff.verdict_id"
-        f" WHERE {flags}"
-    )
     with ctx.store.session() as session:
-        queued |= {r[0] for r in run_sql(session, ctx, tail, True, None)}
+        queued |= {row[0] for row in flagged_verdicts(session, ctx, public=True)}
         settled = {
             claim_id: row.decision
             for claim_id, row in latest_decisions(session, ctx.challenge_id).items()

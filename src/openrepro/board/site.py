@@ -3,9 +3,11 @@ included).
 
 The pages are the live board's templates with file links instead of routes; no JavaScript, so
 the paper list is pre-built per filter (free-text search needs the live board). Output is
-deterministic: the same store gives the same bytes. Rebuilds are incremental: each page's inputs
-are hashed into ``.openrepro-site.json`` and a page whose inputs did not change is not rendered
-again; files no longer part of the board are removed.
+deterministic: the same store gives the same bytes. Rebuilds cost what changed: a build whose
+inputs did not change at all (:func:`site_state`: the store's fingerprint, the verdict window,
+the settings) is one query and a file check; otherwise each page's inputs are hashed into
+``.openrepro-site.json`` and a page whose inputs did not change is not rendered again; files no
+longer part of the board are removed.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ from typing import Any
 from pydantic import BaseModel
 from sqlalchemy import func, select
 
+from openrepro import __version__
 from openrepro.board import data as board_data
+from openrepro.board.cache import store_version
 from openrepro.board.pages import (
     PAGE_SIZE,
     Renderer,
@@ -42,12 +46,18 @@ from openrepro.logbooks.render import IMAGE_EXTENSIONS, render_logbook
 from openrepro.logbooks.revisions import latest_logbook_ids
 from openrepro.logbooks.service import LogbookSummary, logbook_summary
 from openrepro.logbooks.submit import blob_path
-from openrepro.outcomes import author_responses, claim_consensus, compute_stats, paper_outcomes
+from openrepro.outcomes import (
+    author_responses,
+    claim_consensus,
+    compute_stats,
+    hidden_papers,
+    paper_outcomes,
+)
 from openrepro.papers.records import PaperDetail
 from openrepro.recheck import STATUSES
 from openrepro.store import Claim, Logbook, Paper, Participant
 
-__all__ = ["SiteReport", "build_board_site"]
+__all__ = ["SiteReport", "build_board_site", "site_state"]
 
 MANIFEST = ".openrepro-site.json"
 #: Bump when templates or the renderer change, so every page is rebuilt.
@@ -173,17 +183,52 @@ def _dump(items: Iterable[BaseModel]) -> list[Any]:
     return [i.model_dump(mode="json") for i in items]
 
 
+def site_state(ctx: ChallengeContext) -> str:
+    """A digest of everything a build depends on: the store's fingerprint
+    (:func:`~openrepro.board.cache.store_version`), the papers still inside their verdict window
+    (it closes with time, not with a write), the settings, and the renderer's version."""
+    state = [SITE_VERSION, __version__, store_version(ctx), hidden_papers(ctx),
+             ctx.settings.model_dump(mode="json")]  # fmt: skip
+    return hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _unchanged(out: Path, manifest: dict[str, Any], state: str) -> int | None:
+    """The page count of the build in ``out`` when it was made from ``state`` and all its files
+    are still there, else None."""
+    pages = manifest.get("pages")
+    if manifest.get("state") != state or not isinstance(pages, dict):
+        return None
+    if not all((out / rel).is_file() for rel in pages):
+        return None
+    return sum(1 for rel in pages if not rel.startswith("files/"))
+
+
 def build_board_site(
-    ctx: ChallengeContext, out: Path, *, progress: Callable[[str, int], None] | None = None
+    ctx: ChallengeContext,
+    out: Path,
+    *,
+    progress: Callable[[str, int], None] | None = None,
+    force: bool = False,
 ) -> SiteReport:
-    """Write (or update) the static board in ``out``."""
+    """Write (or update) the static board in ``out``. A build whose inputs did not change since
+    the last one (same :func:`site_state`, every file present) returns at once; ``force``
+    checks every page anyway."""
     started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     manifest_path = out / MANIFEST
     try:
-        previous = json.loads(manifest_path.read_text(encoding="utf-8"))["pages"]
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        previous = manifest["pages"]
     except (OSError, ValueError, KeyError, TypeError):
-        previous = {}
+        manifest, previous = {}, {}
+    state = site_state(ctx)
+    same = None if force or not isinstance(manifest, dict) else _unchanged(out, manifest, state)
+    if same is not None:
+        return SiteReport(
+            out=str(out), pages=same, rendered=0, written=0, removed=0,
+            files=sum(1 for rel in previous if rel.startswith("files/")),
+            seconds=round(time.perf_counter() - started, 3),
+        )  # fmt: skip
     b = _Builder(out, previous if isinstance(previous, dict) else {})
     renderer = Renderer(ctx)
 
@@ -361,8 +406,8 @@ def build_board_site(
             target.unlink()
             removed += 1
     manifest_path.write_text(
-        json.dumps({"version": SITE_VERSION, "pages": dict(sorted(b.current.items()))},
-                   indent=0, sort_keys=True) + "\n",
+        json.dumps({"version": SITE_VERSION, "state": state,
+                    "pages": dict(sorted(b.current.items()))}, indent=0, sort_keys=True) + "\n",
         encoding="utf-8",
     )  # fmt: skip
     pages = sum(1 for rel in b.current if not rel.startswith("files/"))

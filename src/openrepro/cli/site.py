@@ -19,10 +19,13 @@ def build(
     out: Path = typer.Argument(
         ..., help="Folder to write (updated in place when it exists).", file_okay=False
     ),
+    force: bool = typer.Option(
+        False, "--force", help="Check every page even when nothing seems to have changed."
+    ),
     fmt: OutputFormat = FormatOption,
 ) -> None:
     """Write every board page as plain HTML (no JavaScript) for any static host; a rebuild
-    renders only the pages whose data changed."""
+    renders only the pages whose data changed, and an unchanged store costs one query."""
     from rich.progress import Progress, SpinnerColumn, TextColumn
 
     from openrepro.board import build_board_site
@@ -35,7 +38,7 @@ def build(
         def progress(label: str, n: int) -> None:
             bar.update(task, description=f"building the site: {label}", advance=n)
 
-        report = build_board_site(challenge, out, progress=progress)
+        report = build_board_site(challenge, out, progress=progress, force=force)
     if fmt is OutputFormat.json:
         print_json(report)
         return

@@ -63,7 +63,7 @@ from openrepro.evidence.records import (
     Scale,
     Verdict,
 )
-from openrepro.evidence.testimony import testimony_stance
+from openrepro.evidence.testimony import stance_of, testimony_stance
 
 __all__ = [
     "DEFAULT_REL_TOL",
@@ -97,6 +97,7 @@ __all__ = [
     "measurements",
     "parse_scale_number",
     "scale_ratio",
+    "stance_of",
     "stored_levels",
     "strongest",
     "testimony_stance",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 from sqlalchemy import func, select
@@ -31,7 +31,7 @@ from openrepro.llm import LLMClient, Usage
 from openrepro.logbooks.records import LogbookRecord
 from openrepro.logbooks.revisions import latest_logbook_ids
 from openrepro.provenance.attest import attest_if_cited
-from openrepro.store import Claim, Logbook, Paper, Participant, Verdict
+from openrepro.store import Claim, Logbook, Paper, Participant, Verdict, VerdictEdit
 from openrepro.store.tables_provenance import Replay
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "judge_logbook",
     "judge_logbooks",
     "judge_targets",
+    "judged_already",
     "panel_model",
 ]
 
@@ -87,6 +88,77 @@ def judge_targets(
                 raise NotFoundError(f"no logbook {', '.join(map(str, missing))}")
             return sorted(found)
         return latest_logbook_ids(session, ctx.challenge_id, paper=paper)
+
+
+_BATCH = 5000
+
+
+def judged_already(
+    ctx: ChallengeContext, logbook_ids: Sequence[int], config: str
+) -> dict[int, list[VerdictRow]]:
+    """Of ``logbook_ids``, those with nothing left to judge under ``config``, with the skipped
+    rows a report lists for them: every active claim of the paper has a verdict under
+    ``config`` that no later replay or attestation made stale. One query for all of them (a
+    resumed ``judge --all`` finds its remaining work without opening each logbook; batches of
+    :data:`_BATCH` logbooks)."""
+    if not logbook_ids:
+        return {}
+    wanted = list(logbook_ids)
+    newest_replay = (
+        select(Replay.logbook_id, func.max(Replay.created_at).label("at"))
+        .group_by(Replay.logbook_id)
+        .subquery()
+    )
+    edited = select(VerdictEdit.verdict_id)
+    rows: list[Any] = []
+    with ctx.store.session() as session:
+        for start in range(0, len(wanted), _BATCH):  # bounded IN lists (SQLite's variable cap)
+            batch = wanted[start : start + _BATCH]
+            rows += session.execute(
+                select(
+                    Logbook.id,
+                    Paper.venue_id,
+                    Claim.key,
+                    Participant.handle,
+                    Verdict.id,
+                    Verdict.created_at,
+                    newest_replay.c.at,
+                    Verdict.id.in_(edited),
+                )
+                .join(Paper, Paper.id == Logbook.paper_id)
+                .join(Participant, Participant.id == Logbook.participant_id)
+                .join(Claim, (Claim.paper_id == Paper.id) & (Claim.status == "active"))
+                .outerjoin(
+                    Verdict,
+                    (Verdict.logbook_id == Logbook.id)
+                    & (Verdict.claim_id == Claim.id)
+                    & (Verdict.judge_config == config),
+                )
+                .outerjoin(newest_replay, newest_replay.c.logbook_id == Logbook.id)
+                .where(Paper.challenge_id == ctx.challenge_id, Logbook.id.in_(batch))
+                .order_by(Logbook.id, Claim.id)
+            ).all()
+    done: dict[int, list[VerdictRow]] = {}
+    pending: set[int] = set()
+    seen: set[tuple[int, str]] = set()
+    for book, venue, key, handle, verdict, created, replayed, was_edited in rows:
+        stale = (
+            verdict is not None
+            and replayed is not None
+            and not was_edited
+            and _naive_utc(created) < _naive_utc(replayed)
+        )
+        if verdict is None or stale:
+            pending.add(book)
+            continue
+        if (book, key) in seen:  # two verdicts under one config: report the claim once
+            continue
+        seen.add((book, key))
+        done.setdefault(book, []).append(
+            VerdictRow(logbook_id=book, claim_id=f"{venue}/{key}", participant=handle,
+                       verdict="", rule="", path="none", flags=[], rationale="", skipped=True)
+        )  # fmt: skip
+    return {book: got for book, got in done.items() if book not in pending}
 
 
 def _naive_utc(moment: datetime) -> datetime:
@@ -198,9 +270,14 @@ def judge_logbooks(
     clients = [*([client] if client is not None else []), *panel]
     model = panel_model(clients)
     report = JudgeReport(judge_config=judge_config(model))
-    for logbook_id in judge_targets(ctx, logbook_ids, paper):
-        rows, usage = judge_logbook(ctx, logbook_id, clients, config=report.judge_config,
-                                    model=model)  # fmt: skip
+    targets = judge_targets(ctx, logbook_ids, paper)
+    done = judged_already(ctx, targets, report.judge_config)
+    for logbook_id in targets:
+        if logbook_id in done:
+            rows, usage = done[logbook_id], Usage()
+        else:
+            rows, usage = judge_logbook(ctx, logbook_id, clients, config=report.judge_config,
+                                        model=model)  # fmt: skip
         report.verdicts += rows
         report.usage.add(usage)
         if progress is not None:

@@ -22,6 +22,7 @@ from openrepro.outcomes.records import ClaimConsensus, PaperOutcome
 
 __all__ = [
     "claim_consensus",
+    "consensus_values",
     "paper_outcomes",
     "run_many",
     "run_sql",
@@ -175,20 +176,23 @@ def claim_consensus(
         rows = run_sql(session, ctx, tail, public, paper_ids)
     return [
         ClaimConsensus(
-            claim_id=r[0],
-            paper_id=r[1],
-            paper=r[2],
-            key=r[3],
-            consensus=r[4],
-            logbooks=int(r[5]),
-            verified=int(r[6]),
-            falsified=int(r[7]),
-            toy=int(r[8]),
-            inconclusive=int(r[9]),
-            overridden=int(r[10]),
+            claim_id=r[0], paper_id=r[1], paper=r[2], key=r[3], consensus=r[4],
+            logbooks=int(r[5]), verified=int(r[6]), falsified=int(r[7]), toy=int(r[8]),
+            inconclusive=int(r[9]), overridden=int(r[10]),
         )
         for r in rows
-    ]
+    ]  # fmt: skip
+
+
+def consensus_values(
+    ctx: ChallengeContext, *, public: bool = False
+) -> list[tuple[int, str, int, int]]:
+    """(claim id, consensus, verified, falsified) of every active claim: the consensus alone,
+    without building a record per claim (for callers that only look a few of them up)."""
+    tail = " SELECT claim_id, consensus, nv, nf FROM consensus ORDER BY paper_id, claim_id"
+    with ctx.store.session() as session:
+        rows = run_sql(session, ctx, tail, public, None)
+    return [(int(r[0]), str(r[1]), int(r[2]), int(r[3])) for r in rows]
 
 
 def paper_outcomes(

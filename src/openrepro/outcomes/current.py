@@ -27,7 +27,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import bindparam, func, select, text
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session, defer, selectinload
 
 from openrepro.challenge import ChallengeContext
 from openrepro.evidence import PROVENANCE_LEVELS
@@ -198,7 +198,9 @@ def current_verdicts(
     books = {
         b.id: b
         for b in session.scalars(
-            select(Logbook).where(Logbook.id.in_({v.logbook_id for v in verdicts.values()}))
+            select(Logbook)
+            .where(Logbook.id.in_({v.logbook_id for v in verdicts.values()}))
+            .options(defer(Logbook.manifest))  # loaded on first use only: manifests are large
         )
     }
     handles = dict(

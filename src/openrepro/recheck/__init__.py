@@ -3,7 +3,7 @@
 differently-prompted LLM; organizer decisions that flow into outcomes as ``recheck`` edits."""
 
 from openrepro.recheck.checks import code_checks
-from openrepro.recheck.queue import get_entry, latest_decisions, recheck_queue
+from openrepro.recheck.queue import flagged_verdicts, get_entry, latest_decisions, recheck_queue
 from openrepro.recheck.records import (
     DECISIONS,
     FLAG_REASONS,
@@ -30,6 +30,7 @@ __all__ = [
     "RecheckReport",
     "code_checks",
     "decide",
+    "flagged_verdicts",
     "get_entry",
     "latest_decisions",
     "recheck_queue",

@@ -15,20 +15,21 @@ public view does. The queue is computed on each call, not stored; runs and decis
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session
 
 from openrepro.challenge import ChallengeContext
-from openrepro.claims.records import ClaimView
-from openrepro.claims.service import claim_view, resolve_claim
+from openrepro.claims.service import resolve_claim
 from openrepro.errors import ConfigError, NotFoundError
-from openrepro.evidence.testimony import testimony_stance
-from openrepro.logbooks.records import LogbookRecord
+from openrepro.evidence.testimony import stance_of
+from openrepro.logbooks.records import Testimony
 from openrepro.logbooks.revisions import latest_logbook_ids
-from openrepro.outcomes import claim_consensus, hidden_papers
-from openrepro.outcomes.current import current_verdicts
+from openrepro.outcomes import hidden_papers
+from openrepro.outcomes.compute import consensus_values
+from openrepro.outcomes.current import current_verdicts_query
 from openrepro.recheck.records import (
     FLAG_REASONS,
     REASONS,
@@ -41,68 +42,95 @@ from openrepro.recheck.records import (
 from openrepro.store import Claim, Logbook, Paper, Participant
 from openrepro.store.tables_organizer import RecheckDecision, RecheckRun
 
-__all__ = ["decision_view", "get_entry", "latest_decisions", "recheck_queue", "report_view"]
+__all__ = [
+    "decision_view",
+    "flagged_verdicts",
+    "get_entry",
+    "latest_decisions",
+    "recheck_queue",
+    "report_view",
+]
+
+
+def flagged_verdicts(
+    session: Session, ctx: ChallengeContext, *, public: bool
+) -> list[tuple[int, int, int, str, str, list[str]]]:
+    """Current verdicts carrying a flag that queues their claim (:data:`FLAG_REASONS`), as
+    (claim id, verdict id, logbook id, participant, judge's value, flags): narrowed in SQL by
+    the flags' JSON text, then confirmed on the decoded list."""
+    like = " OR ".join(f"CAST(v.flags AS TEXT) LIKE '%\"{flag}\"%'" for flag in FLAG_REASONS)
+    stmt, args = current_verdicts_query(
+        ctx,
+        " SELECT eff.claim_id, eff.verdict_id, eff.logbook_id, pt.handle, v.verdict, v.flags"
+        " FROM eff JOIN verdicts v ON v.id = eff.verdict_id"
+        " JOIN participants pt ON pt.id = eff.participant_id"
+        f" WHERE {like} ORDER BY eff.verdict_id",
+        public=public,
+    )
+    out = []
+    for claim_id, verdict_id, logbook_id, handle, value, raw in session.execute(stmt, args):
+        flags = json.loads(raw) if isinstance(raw, str) else list(raw or [])
+        if any(flag in FLAG_REASONS for flag in flags):
+            out.append((claim_id, verdict_id, logbook_id, handle, value, flags))
+    return out
 
 
 def _reasons(
-    session: Session, ctx: ChallengeContext, hidden: set[int], public: bool
+    session: Session,
+    ctx: ChallengeContext,
+    consensus: list[tuple[int, str, int, int]],
+    hidden: set[int],
+    public: bool,
 ) -> dict[int, list[QueueReason]]:
     found: dict[int, list[QueueReason]] = {}
-    for row in claim_consensus(ctx, public=public):
-        if row.consensus in ("falsified", "contested"):
-            found.setdefault(row.claim_id, []).append(
+    for claim_id, value, verified, falsified in consensus:
+        if value in ("falsified", "contested"):
+            found.setdefault(claim_id, []).append(
                 QueueReason(
-                    reason="consensus_falsified"
-                    if row.consensus == "falsified"
-                    else "consensus_contested",
-                    detail=f"{row.verified} verified, {row.falsified} falsified "
-                    f"(independent teams)",
+                    reason="consensus_falsified" if value == "falsified" else "consensus_contested",
+                    detail=f"{verified} verified, {falsified} falsified (independent teams)",
                 )
             )
-    active = {
-        c.id: c
-        for c in session.scalars(
-            select(Claim)
-            .join(Paper, Paper.id == Claim.paper_id)
-            .where(Paper.challenge_id == ctx.challenge_id, Claim.status == "active")
-            .options(selectinload(Claim.edits))
-        )
-        if c.paper_id not in hidden
-    }
-    for cur in current_verdicts(session, ctx, public=public):
-        if cur.verdict.claim_id not in active:
-            continue
-        for flag in cur.verdict.flags:
+    for claim_id, verdict_id, logbook_id, handle, value, flags in flagged_verdicts(
+        session, ctx, public=public
+    ):
+        for flag in flags:
             if flag in FLAG_REASONS:
-                found.setdefault(cur.verdict.claim_id, []).append(
-                    QueueReason(reason=flag, logbook_id=cur.logbook.id,
-                                verdict_id=cur.verdict.id, participant=cur.participant,
-                                detail=f"judge: {cur.verdict.verdict}")
+                found.setdefault(claim_id, []).append(
+                    QueueReason(reason=flag, logbook_id=logbook_id, verdict_id=verdict_id,
+                                participant=handle, detail=f"judge: {value}")
                 )  # fmt: skip
-    # testimony: every newest logbook's prose, read as the judge reads it
-    papers = {p.id: p.venue_id for p in session.scalars(select(Paper).where(
-        Paper.challenge_id == ctx.challenge_id))}  # fmt: skip
-    by_paper: dict[int, list[Claim]] = {}
-    for claim in active.values():
-        by_paper.setdefault(claim.paper_id, []).append(claim)
-    handles = {
-        pid: handle for pid, handle in session.execute(select(Participant.id, Participant.handle))
-    }
-    views: dict[int, ClaimView] = {}
+    # testimony: every newest logbook's prose (only its testimony is read), as the judge reads it
     latest = latest_logbook_ids(session, ctx.challenge_id)
-    for book in session.scalars(select(Logbook).where(Logbook.id.in_(latest)).order_by(Logbook.id)):
-        if book.paper_id in hidden:
-            continue
-        record = LogbookRecord.model_validate(book.manifest)
-        if not record.testimony:
-            continue
-        for claim in by_paper.get(book.paper_id, []):
-            if claim.id not in views:
-                views[claim.id] = claim_view(claim, papers[book.paper_id])
-            if testimony_stance(record, views[claim.id]) == "negative":
-                found.setdefault(claim.id, []).append(
-                    QueueReason(reason="testimony_falsification", logbook_id=book.id,
-                                participant=handles.get(book.participant_id),
+    prose: list[tuple[int, int, str, list[Testimony]]] = []
+    for start in range(0, len(latest), 5000):
+        for book_id, paper_id, handle, raw in session.execute(
+            select(Logbook.id, Logbook.paper_id, Participant.handle, Logbook.manifest["testimony"])
+            .join(Participant, Participant.id == Logbook.participant_id)
+            .where(Logbook.id.in_(latest[start : start + 5000]))
+            .order_by(Logbook.id)
+        ):
+            if raw and paper_id not in hidden:
+                items = raw if isinstance(raw, list) else json.loads(raw)
+                prose.append(
+                    (book_id, paper_id, handle, [Testimony.model_validate(t) for t in items])
+                )
+    if not prose:
+        return found
+    claims: dict[int, list[tuple[int, str, str]]] = {}
+    for claim_id, paper_id, venue_id, key in session.execute(
+        select(Claim.id, Claim.paper_id, Paper.venue_id, Claim.key)
+        .join(Paper, Paper.id == Claim.paper_id)
+        .where(Paper.challenge_id == ctx.challenge_id, Claim.status == "active")
+        .order_by(Claim.id)
+    ):
+        claims.setdefault(paper_id, []).append((claim_id, f"{venue_id}/{key}", key))
+    for book_id, paper_id, handle, testimony in prose:
+        for claim_id, name, key in claims.get(paper_id, []):
+            if stance_of(testimony, name, key) == "negative":
+                found.setdefault(claim_id, []).append(
+                    QueueReason(reason="testimony_falsification", logbook_id=book_id,
+                                participant=handle,
                                 detail="the logbook's prose says the claim is falsified")
                 )  # fmt: skip
     return found
@@ -117,6 +145,19 @@ def _runs(session: Session, claim_ids: list[int]) -> dict[int, list[RecheckRun]]
     ):
         out.setdefault(run.claim_id, []).append(run)
     return out
+
+
+def _current_logbooks(
+    session: Session, ctx: ChallengeContext, claim_ids: list[int], public: bool
+) -> list[tuple[int, int]]:
+    """(claim id, logbook id) of the current verdicts on the given claims."""
+    if not claim_ids:
+        return []
+    stmt, args = current_verdicts_query(
+        ctx, " SELECT claim_id, logbook_id FROM eff WHERE claim_id IN :claims",
+        public=public, params={"claims": claim_ids}, expanding=["claims"],
+    )  # fmt: skip
+    return [(int(c), int(b)) for c, b in session.execute(stmt, args)]
 
 
 def latest_decisions(
@@ -172,10 +213,11 @@ def recheck_queue(
         raise ConfigError(f"unknown status {status!r}: one of {', '.join(STATUSES)}")
     if reason is not None and reason not in REASONS:
         raise ConfigError(f"unknown reason {reason!r}: one of {', '.join(REASONS)}")
-    consensus = {row.claim_id: row.consensus for row in claim_consensus(ctx, public=public)}
+    consensus_rows = consensus_values(ctx, public=public)
+    consensus = {row[0]: row[1] for row in consensus_rows}
     hidden = set(hidden_papers(ctx)) if public else set()
     with ctx.store.session() as session:
-        reasons = _reasons(session, ctx, hidden, public)
+        reasons = _reasons(session, ctx, consensus_rows, hidden, public)
         history = set(
             session.scalars(
                 select(RecheckRun.claim_id).where(RecheckRun.challenge_id == ctx.challenge_id)
@@ -191,25 +233,29 @@ def recheck_queue(
         runs = _runs(session, ids)
         decisions = latest_decisions(session, ctx.challenge_id, ids)
         currents: dict[int, list[int]] = {}
-        for cur in current_verdicts(session, ctx, ids, public=public):
-            currents.setdefault(cur.verdict.claim_id, []).append(cur.logbook.id)
+        for claim_id, logbook_id in _current_logbooks(session, ctx, ids, public):
+            currents.setdefault(claim_id, []).append(logbook_id)
         entries: list[QueueEntry] = []
         rows = session.execute(
-            select(Claim, Paper).join(Paper, Paper.id == Claim.paper_id).where(Claim.id.in_(ids))
-        ).all()
-        for claim, paper in sorted(rows, key=lambda r: (r[1].id, r[0].id)):
-            if paper.id in hidden:
+            select(Claim.id, Claim.key, Claim.text, Claim.kind, Paper.id, Paper.venue_id,
+                   Paper.title)
+            .join(Paper, Paper.id == Claim.paper_id)
+            .where(Claim.id.in_(ids))
+            .order_by(Paper.id, Claim.id)
+        ).all()  # fmt: skip
+        for claim_id, key, text, kind, paper_id, venue_id, title in rows:
+            if paper_id in hidden:
                 continue
-            name = f"{paper.venue_id}/{claim.key}"
-            claim_runs = runs.get(claim.id, [])
-            decided = decisions.get(claim.id)
+            name = f"{venue_id}/{key}"
+            claim_runs = runs.get(claim_id, [])
+            decided = decisions.get(claim_id)
             last = report_view(claim_runs[-1], name) if claim_runs else None
             entry = QueueEntry(
-                claim_id=claim.id, claim=name, paper_id=paper.id, paper=paper.venue_id,
-                title=paper.title, text=claim.text, kind=claim.kind,
-                consensus=consensus.get(claim.id, "unattempted"),
+                claim_id=claim_id, claim=name, paper_id=paper_id, paper=venue_id,
+                title=title, text=text, kind=kind,
+                consensus=consensus.get(claim_id, "unattempted"),
                 status=decided.decision if decided else "checked" if claim_runs else "open",
-                reasons=reasons.get(claim.id, []), logbooks=sorted(set(currents.get(claim.id, []))),
+                reasons=reasons.get(claim_id, []), logbooks=sorted(set(currents.get(claim_id, []))),
                 runs=len(claim_runs), last_run_at=last.created_at if last else None,
                 undermining=list(dict.fromkeys(f.check for f in last.undermining)) if last else [],
                 decision=decision_view(decided, name) if decided else None,
