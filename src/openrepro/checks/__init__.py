@@ -17,6 +17,13 @@ from openrepro.checks.evaluate import (
     evaluate,
 )
 from openrepro.checks.grounding import grounding_problems, is_grounded_constant, require_grounded
+from openrepro.checks.llm_draft import (
+    PROMPT_VERSION,
+    LLMCheckDraft,
+    check_from_llm,
+    draft_check_llm,
+    draft_with_fallback,
+)
 from openrepro.checks.records import (
     APPROX_DIFF_REL_TOL,
     APPROX_REL_TOL,
@@ -42,6 +49,7 @@ __all__ = [
     "CHECK_FORMAT",
     "CONFIDENCE",
     "DEFAULT_REL_TOL",
+    "PROMPT_VERSION",
     "RULES",
     "Bound",
     "Check",
@@ -54,13 +62,17 @@ __all__ = [
     "Evaluation",
     "GrowthLaw",
     "Interval",
+    "LLMCheckDraft",
     "Origin",
     "Quantity",
     "Relation",
     "Tolerance",
     "Trend",
+    "check_from_llm",
     "direction_of",
     "draft_check",
+    "draft_check_llm",
+    "draft_with_fallback",
     "evaluate",
     "grounding_problems",
     "is_grounded_constant",

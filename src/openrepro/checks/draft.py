@@ -188,7 +188,12 @@ def direction_of(text: str) -> Direction:
 
 def _slug(phrase: str, fallback: str) -> str:
     words = re.findall(r"[a-z0-9]+", phrase.lower())
-    words = [w for w in words if w not in {"the", "a", "an", "of", "method", "model", "s", "our", "we", "it", "its", "this"}]
+    words = [
+        w
+        for w in words
+        if w
+        not in {"the", "a", "an", "of", "method", "model", "s", "our", "we", "it", "its", "this"}
+    ]
     slug = "_".join(words[-5:])[:40].strip("_")
     if not slug:
         return fallback

@@ -62,6 +62,7 @@ a quantity bound to plain seeds (no sweep) counts as the same at every ``x``.
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
@@ -188,7 +189,7 @@ def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> In
             single=True,
             test="single seed: the tolerance decides",
         )
-    sem = _finite(stats.sem(values))
+    sem = 0.0 if max(values) == min(values) else _finite(stats.sem(values))
     if sem == 0.0:
         return Interval(
             estimate=mean,
@@ -224,8 +225,8 @@ def welch_interval(
             single=True,
             test="single seed: the tolerance decides",
         )
-    spread = float(stats.tstd(a)) + float(stats.tstd(b))
-    if spread == 0.0:
+    va, vb = statistics.variance(a) / len(a), statistics.variance(b) / len(b)
+    if va + vb == 0.0:
         return Interval(
             estimate=diff,
             low=diff,
@@ -234,14 +235,16 @@ def welch_interval(
             df=n - 2,
             test="Welch t interval (seeds identical)",
         )
-    result = stats.ttest_ind(a, b, equal_var=False)
-    ci = result.confidence_interval(confidence_level=confidence)
+    # Welch-Satterthwaite degrees of freedom; the variances are exact (statistics.variance) so
+    # a side whose seeds agree contributes exactly 0, and the t quantile is SciPy's.
+    df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
+    half = float(stats.t.ppf(0.5 + confidence / 2, df)) * math.sqrt(va + vb)
     return Interval(
         estimate=diff,
-        low=float(ci.low),
-        high=float(ci.high),
+        low=diff - half,
+        high=diff + half,
         n=n,
-        df=_finite(result.df),
+        df=df,
         test=f"Welch t interval ({confidence:.0%})",
     )
 
@@ -313,8 +316,8 @@ def _scalar_result(
         "high": interval.high,
         "n": interval.n,
         "df": interval.df,
-        "region_low": region[0],
-        "region_high": region[1],
+        "region_low": region[0] if math.isfinite(region[0]) else None,
+        "region_high": region[1] if math.isfinite(region[1]) else None,
     }
     flags: list[str] = []
     if interval.single:
@@ -684,6 +687,10 @@ def _combine(check: Check, parts: list[Evaluation], bound: list[Bound]) -> Evalu
     )
 
 
+def _label(x: X) -> str:
+    return x if isinstance(x, str) else f"{x:g}"
+
+
 def _sweep_points(check: Check, bound: Mapping[str, Bound]) -> list[X]:
     xs: list[X] = []
     for q in check.all_quantities():
@@ -712,9 +719,9 @@ def _quantified(check: Check, bound: Mapping[str, Bound], confidence: float) -> 
             local[q.name] = Bound(quantity=q.name, seeds=values, pointers=b.pointers)
         if any(not v.seeds for v in local.values()):
             missing = _undecided(inner, "E1", "unbound", f"nothing measured at {x}")
-            parts.append(missing.model_copy(update={"at": str(x)}))
+            parts.append(missing.model_copy(update={"at": _label(x)}))
             continue
-        parts.append(_evaluate(inner, local, confidence).model_copy(update={"at": str(x)}))
+        parts.append(_evaluate(inner, local, confidence).model_copy(update={"at": _label(x)}))
     verdicts = [p.verdict for p in parts]
     flags = sorted({f for p in parts for f in p.flags})
     if check.relation is Relation.for_all:
