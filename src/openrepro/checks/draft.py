@@ -69,7 +69,7 @@ from openrepro.checks.records import (
     Trend,
 )
 from openrepro.claims.text import normalize_with_map
-from openrepro.claims.values import NumberMention, Scale, find_numbers
+from openrepro.claims.values import NumberMention, Scale, dataset_of, find_numbers
 
 __all__ = ["Draft", "direction_of", "draft_check"]
 
@@ -1096,6 +1096,25 @@ _SPLIT = re.compile(
 )
 
 
+def _annotate(check: Check, dataset: str) -> Check:
+    """Units from the constants of equalities and bounds, and the quote's dataset."""
+    unit = ""
+    if check.relation in {Relation.equal, Relation.bound} and check.constant is not None:
+        mentions = find_numbers(check.constant.text)
+        unit = mentions[0].unit if mentions and mentions[0].unit not in {"x", "k"} else ""
+    quantities = [
+        q.model_copy(update={"unit": q.unit or unit, "dataset": q.dataset or dataset})
+        for q in check.quantities
+    ]
+    return check.model_copy(
+        update={
+            "quantities": quantities,
+            "inner": _annotate(check.inner, dataset) if check.inner else None,
+            "parts": [_annotate(p, dataset) for p in check.parts],
+        }
+    )
+
+
 def draft_check(quote: str, *, claim_id: str = "", scale: Scale | None = None) -> Draft:
     """A check for ``quote`` by the rules of the module docstring, or None with the reason."""
     text, _ = normalize_with_map(quote)
@@ -1132,6 +1151,7 @@ def draft_check(quote: str, *, claim_id: str = "", scale: Scale | None = None) -
     if not checks:
         return Draft(reason="no rule matches the phrasing")
     check = checks[0] if len(checks) == 1 else _conjoin(checks)
+    check = _annotate(check, dataset_of(text))
     check = check.model_copy(
         update={
             "origin": Origin.rules,

@@ -177,6 +177,11 @@ def _dataset(sentence: str) -> str:
     return ""
 
 
+def dataset_of(sentence: str) -> str:
+    """The first dataset-like name of ``sentence`` ("GSM8K", "CIFAR-10"), or ""."""
+    return _dataset(sentence)
+
+
 def parse_values(sentence: str) -> list[ReportedValue]:
     """The numbers ``sentence`` reports, with unit, nearest metric and dataset when clear."""
     dataset = _dataset(sentence)
