@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from openrepro.checks import (
     Check,
@@ -134,3 +136,17 @@ def test_claim_id_keys_the_quantities() -> None:
         "claims/p9/C3/foa",
         "claims/p9/C3/tent",
     }
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from(list("abc xyz0123456789.,;%x~<>()-+=^eE")), max_size=160)
+    | st.text(max_size=160)
+    | st.sampled_from(["at least 90%", "about 8x faster than B", "from 1 to 2", "below 0.75"])
+)
+def test_any_text_gives_a_grounded_check_or_a_reason(quote: str) -> None:
+    draft = draft_check(quote)
+    if draft.check is None:
+        assert draft.reason
+    else:
+        assert grounding_problems(draft.check, quote) == []

@@ -12,8 +12,10 @@ from openrepro.checks import (
     CheckError,
     Comparator,
     Constant,
+    Origin,
     Quantity,
     Relation,
+    Tolerance,
     metric_key,
 )
 
@@ -122,3 +124,14 @@ def test_describe_says_the_relation_in_words() -> None:
     assert _ratio().describe() == "apt_speed / lora_speed >= 8 (within 5%)"
     human = Check(relation=Relation.human, note="images look like the target domain")
     assert "human judgement" in human.describe()
+
+
+def test_revise_bumps_the_revision_and_validates() -> None:
+    first = _ratio()
+    second = first.revise(
+        origin=Origin.organizer, note="the paper means at least 8x", tolerance=Tolerance(rel=0.1)
+    )
+    assert (second.revision, second.origin, second.tolerance.rel) == (2, Origin.organizer, 0.1)
+    assert first.revision == 1  # the stored revision is untouched
+    with pytest.raises(CheckError, match="needs a baseline"):
+        second.revise(origin=Origin.organizer, baselines=[])

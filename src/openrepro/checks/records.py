@@ -249,6 +249,18 @@ class Check(BaseModel):
 
         return keyed(self)
 
+    def revise(self, *, origin: Origin, note: str = "", **changes: Any) -> Check:
+        """The next revision of this check (an edit by an organizer, a redraft), validated."""
+        data = self.model_dump()
+        data.update(changes)
+        data.update({"revision": self.revision + 1, "origin": origin, "note": note or self.note})
+        try:
+            return Check.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "check"
+            raise CheckError(f"invalid check: {where}: {first['msg']}") from exc
+
     # -- words ---------------------------------------------------------------------------
 
     def describe(self) -> str:
