@@ -11,7 +11,15 @@ import re
 
 from pydantic import BaseModel
 
-__all__ = ["ReportedValue", "Scale", "parse_scale", "parse_values"]
+__all__ = [
+    "NumberMention",
+    "ReportedValue",
+    "Scale",
+    "find_numbers",
+    "parse_number",
+    "parse_scale",
+    "parse_values",
+]
 
 
 class ReportedValue(BaseModel):
@@ -86,6 +94,66 @@ def _number(text: str) -> float:
     return float(text.replace(",", "").replace("\u2212", "-"))
 
 
+class NumberMention(BaseModel):
+    """One number as a sentence writes it: ``~66.59%``, ``1.01e4``, ``10^5``, ``4.5k``, ``8x``."""
+
+    text: str  # the number with its unit, exactly as written
+    value: float  # the number itself (``4.5k`` -> 4500, ``88.1%`` -> 88.1, ``10^5`` -> 100000)
+    unit: str = ""  # "%", "x", "k", or a word unit ("points", "GB", ...); "" when bare
+    start: int = 0
+    end: int = 0
+
+
+# A number with an optional exponent (1.01e4, 5e7, 10^5, 10^{-3}, 2 x 10^5) and unit.
+_EXP = r"(?:[eE][-+]?\d+|\s?[x\u00d7*]\s?10\^\{?[-+\u2212]?\d+\}?)"
+_POW10 = r"10\^\{?[-+\u2212]?\d+\}?"
+_MENTION = re.compile(
+    rf"(?:(?<![\w.\-/^])|(?<=\d-)|(?<=\d\u2013))(?P<num>{_POW10}|(?:{_NUM}|[-+\u2212]?\.\d+){_EXP}?)"
+    rf"(?:\s?(?P<unit>{_UNIT}|k\b))?(?!,\d)(?![\w-]*-[A-Za-z])(?!\w)",
+    re.IGNORECASE,
+)
+
+
+def parse_number(text: str) -> float:
+    """The value of one number as written (``1,024``, ``\u22120.5``, ``1.01e4``, ``10^5``,
+    ``2 x 10^5``); raises ValueError when ``text`` is not one number."""
+    cleaned = text.strip().replace(",", "").replace("\u2212", "-").replace("{", "").replace("}", "")
+    power = re.fullmatch(r"(?:(?P<m>[-+]?\d*\.?\d+)\s?[x\u00d7*]\s?)?10\^(?P<e>[-+]?\d+)", cleaned)
+    if power:
+        mantissa = float(power.group("m")) if power.group("m") else 1.0
+        return mantissa * 10.0 ** int(power.group("e"))
+    return float(cleaned)
+
+
+def find_numbers(sentence: str) -> list[NumberMention]:
+    """Every number ``sentence`` states, in order, with its unit; numbers inside identifiers
+    (``WikiText-103``, ``ViT-B/16``, ``top-1``, ``10-shot``) are not numbers the sentence states.
+
+    This is the one number reader of the claims and their checks: a check's constants are
+    grounded when they are among these (:mod:`openrepro.checks.grounding`).
+    """
+    found: list[NumberMention] = []
+    for match in _MENTION.finditer(sentence):
+        raw, unit = match.group("num"), (match.group("unit") or "")
+        try:
+            value = parse_number(raw)
+        except ValueError:
+            continue
+        unit = unit.replace("\u00d7", "x")
+        if unit in {"k", "K"}:
+            value *= 1000.0
+        found.append(
+            NumberMention(
+                text=match.group(0).strip(),
+                value=value,
+                unit=unit.lower() if unit not in {"K", "M", "B", "T"} else unit,
+                start=match.start(),
+                end=match.end(),
+            )
+        )
+    return found
+
+
 def _metric_near(sentence: str, start: int, end: int, reach: int = 60) -> str:
     lowered = sentence.lower()
     best, best_distance = "", 10**9
@@ -107,6 +175,11 @@ def _dataset(sentence: str) -> str:
         ):
             return word
     return ""
+
+
+def dataset_of(sentence: str) -> str:
+    """The first dataset-like name of ``sentence`` ("GSM8K", "CIFAR-10"), or ""."""
+    return _dataset(sentence)
 
 
 def parse_values(sentence: str) -> list[ReportedValue]:

@@ -13,6 +13,7 @@ from rich.table import Table
 
 from openrepro import claims as claim_index
 from openrepro.claims.extract import pending_count
+from openrepro.cli import checks as checks_cli
 from openrepro.cli._common import (
     FormatOption,
     OutputFormat,
@@ -28,6 +29,7 @@ from openrepro.llm import Usage, open_client
 __all__ = ["AddressOption", "EngineOption", "app", "usage_line"]
 
 app = typer.Typer(help="Extract, list, show and curate the papers' claims.", no_args_is_help=True)
+checks_cli.register(app)  # `claims eval`, `claims check ...`
 
 
 def _default_editor() -> str:

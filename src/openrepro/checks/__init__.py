@@ -1,0 +1,81 @@
+"""Checks: the typed, grounded relation a claim asserts, drafted by rules (or a model) and
+evaluated by statistics over seeds.
+
+    draft = draft_check(quote)                   # rules; Draft(check=None, reason=...) if none
+    result = evaluate(draft.check, [Bound(quantity="acc", seeds=[95.1, 95.3, 94.9])])
+    result.verdict, result.rule, result.test, result.numbers
+"""
+
+from openrepro.checks.draft import Draft, direction_of, draft_check
+from openrepro.checks.evaluate import (
+    CONFIDENCE,
+    RULES,
+    Bound,
+    CheckVerdict,
+    Evaluation,
+    Interval,
+    evaluate,
+)
+from openrepro.checks.grounding import grounding_problems, is_grounded_constant, require_grounded
+from openrepro.checks.llm_draft import (
+    PROMPT_VERSION,
+    LLMCheckDraft,
+    check_from_llm,
+    draft_check_llm,
+    draft_with_fallback,
+)
+from openrepro.checks.records import (
+    APPROX_DIFF_REL_TOL,
+    APPROX_REL_TOL,
+    CHECK_FORMAT,
+    DEFAULT_REL_TOL,
+    Check,
+    CheckError,
+    Comparator,
+    Constant,
+    Direction,
+    GrowthLaw,
+    Origin,
+    Quantity,
+    Relation,
+    Tolerance,
+    Trend,
+    metric_key,
+)
+
+__all__ = [
+    "APPROX_DIFF_REL_TOL",
+    "APPROX_REL_TOL",
+    "CHECK_FORMAT",
+    "CONFIDENCE",
+    "DEFAULT_REL_TOL",
+    "PROMPT_VERSION",
+    "RULES",
+    "Bound",
+    "Check",
+    "CheckError",
+    "CheckVerdict",
+    "Comparator",
+    "Constant",
+    "Direction",
+    "Draft",
+    "Evaluation",
+    "GrowthLaw",
+    "Interval",
+    "LLMCheckDraft",
+    "Origin",
+    "Quantity",
+    "Relation",
+    "Tolerance",
+    "Trend",
+    "check_from_llm",
+    "direction_of",
+    "draft_check",
+    "draft_check_llm",
+    "draft_with_fallback",
+    "evaluate",
+    "grounding_problems",
+    "is_grounded_constant",
+    "metric_key",
+    "require_grounded",
+]

@@ -1,0 +1,1172 @@
+"""Drafting checks from a claim's quote by rules: common phrasings only, and no guessing.
+
+:func:`draft_check` reads one quote and returns a :class:`Draft`: a grounded
+:class:`~openrepro.checks.records.Check` with ``origin=rules`` and the id of the rule that made
+it, or None with the reason no rule applies. A phrasing that is vague ("most", "in general",
+"almost always", "noticeably") or that the vocabulary cannot state ("second best") gets no
+check: an organizer, or the constrained LLM drafter, may write one.
+
+The quote is split into clauses (sentences, ``;``, ``but``, ``while``, ``, then``); each clause
+gets at most one relation, tried in this order (first match wins), and several clauses make an
+``all_of``:
+
+| rule | phrasing | relation |
+| --- | --- | --- |
+| D1 | "grows linearly / quadratically / logarithmically", "sublinear growth", "∝" | growth |
+| D2 | "slope ... is positive", "as X increases, Y decreases", "increases steadily" | trend |
+| D3 | "from A to B" (numbers) | change |
+| D4 | "Nx faster / fewer / less", "reduces ... by Nx", "N% of the memory of" | ratio |
+| D5 | "N% (absolute) improvement over", "N% better than", "+N points over", "2-6%" | difference |
+| D6 | "within N of", "within +/- N" | comparable (tolerance N) |
+| D7 | "at least / above / over / > / exceeds N", "at most / below / under / < / up to N" | bound |
+| D8 | "achieves / reaches / is (about, ~) N" with a metric or a unit | equal |
+| D9 | "comparable or higher", "equal or higher", "at least as well as" | ordering (>=) |
+| D10 | "similar", "comparable", "roughly equivalent", "about the same", "on par" | comparable |
+| D11 | "outperforms", "better / higher / lower than", "surpasses", "best / lowest" | ordering |
+
+Around a clause: "across / for / on all <datasets, sizes, ...>", "always", "for every k",
+"on both <settings>" wrap it in ``for_all`` (open-ended for a variable such as "every k" or "all
+sizes", finite otherwise), "can" wraps it in ``exists``, "both A and B <verb>" and "both in X and
+Y" make an ``all_of`` of one copy per subject or metric.
+
+Default readings of ambiguous phrases (documented in docs/checks.md):
+
+- "reaches 88.1%", "achieves 61.52%": equality within :data:`DEFAULT_REL_TOL` (5 %);
+- "about / roughly / approximately / ~ / around N": equality within :data:`APPROX_REL_TOL` (10 %);
+- "8x faster" (no qualifier): at least 8, within 5 %; "about 8x faster": equal to 8 within 10 %;
+- "N% better / faster / less" than a baseline: a relative difference ((a - b) / b = N / 100),
+  except for metrics that are themselves rates in % (accuracy, success rate, F1, ECE, ...) and
+  for "(absolute)" or "points", which are absolute differences of N points;
+- "N% of the memory of B": a ratio a / b = N / 100;
+- "at least / below N" (an explicit bound): no tolerance;
+- "outperforms", "better": strictly better in the metric's direction (lower for error, loss,
+  ECE, FID, C2ST, perplexity, memory, time, cost), decided with confidence over seeds;
+- a group baseline ("all other methods", "the next best method") is one quantity: the judge
+  binds the strongest rival to it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel
+
+from openrepro.checks.grounding import grounding_problems
+from openrepro.checks.records import (
+    APPROX_DIFF_REL_TOL,
+    APPROX_REL_TOL,
+    DEFAULT_REL_TOL,
+    Check,
+    Comparator,
+    Constant,
+    Direction,
+    GrowthLaw,
+    Origin,
+    Quantity,
+    Relation,
+    Tolerance,
+    Trend,
+)
+from openrepro.claims.text import normalize_with_map
+from openrepro.claims.values import NumberMention, Scale, dataset_of, find_numbers
+
+__all__ = ["Draft", "direction_of", "draft_check"]
+
+
+class Draft(BaseModel):
+    """A drafted check, or None with the reason; ``rule`` names the drafting rule(s)."""
+
+    check: Check | None = None
+    reason: str = ""
+    rule: str = ""
+
+
+_NUM = (
+    r"[-+\u2212]?(?:\d{1,3}(?:,\d{3})+|\d+)?\.?\d+(?:[eE][-+]?\d+)?"
+    r"(?:\s?[x\u00d7*]\s?10\^\{?-?\d+\}?)?"
+)
+_APPROX = r"(?:about|roughly|approximately|approx\.?|around|nearly|almost|~|\u2248)"
+_VAGUE = re.compile(
+    r"\b(?:most|mostly|almost always|almost all|generally|in general|usually|typically|often|"
+    r"tends? to|marginal\w*|noticeabl\w*|considerabl\w*|somewhat|fairly|rarely|except|"
+    r"apart from|implies|realistic|accurately|closely|effective\w*|excellent|poor(?:ly)?|"
+    r"second|third|vulnerable|robust(?!\s+performance)|blurry|distorted|clear|style|quality|looks|"
+    r"qualitativ\w*|visuali[sz]\w*|plateau\w*|converges? as|stable|stays|minor|"
+    r"order of magnitude|orders of magnitude|on the order of|enough|some degradation|not)\b",
+    re.IGNORECASE,
+)
+_LOWER_METRICS = (
+    r"error|loss|ece|fid|c2st|perplexity|mse|mae|rmse|l2re|wer|cer|memory|vram|time|latency|"
+    r"cost|costs|distance|divergence|kl|toxicity|drop ratio|simulations|iterations|regret|"
+    r"uncertainty|norm difference|coreset sizes?|entropy|parameters?"
+)
+_HIGHER_METRICS = (
+    r"accuracy|accuracies|acc|f1|f1-score|bleu|rouge|reward|rewards|return|returns|success|"
+    r"score|scores|performance|win rate|pass@\d+|precision|recall|throughput|speed|auc|auroc|"
+    r"lpips|fidelity|successes|similarity|efficien\w*|improvement"
+)
+_RATE_METRICS = re.compile(
+    r"\b(?:accuracy|accuracies|success rate|f1|ece|win rate|precision|recall|top-\d|"
+    r"exact match|pass@\d+|% of)\b",
+    re.IGNORECASE,
+)
+_SETTING_AFTER = re.compile(
+    r"^\s?(?:%\s)?(?:sparsity|simulations?|samples?|steps?|timesteps?|epochs?|-?shot|iterations?|"
+    r"components?|tasks?|batch|parameters?|params|layers?|bits?|-bit|rounds?|seeds?|repeats|"
+    r"tokens?|examples|trajectories|episodes|predator|synthetic|measurements|policies|"
+    r"representation|adapters?|datasets?|benchmark|models?|GB|[KMB]\b|mark|timestep|"
+    r"valid summary)",
+    re.IGNORECASE,
+)
+_SETTING_BEFORE = re.compile(
+    r"(?:batch sizes?(?: of)?|sizes? of|rate of|decay of|coefficient of|patch size|with|after|"
+    r"within|by|at|for|trained (?:on|with|for)|[=^]|\$|equation|eqn\.?|section|figure|table|"
+    r"level|room|k|i|t|p|gamma|epsilon|lambda|values of|up to|budgets?(?: less than)?|"
+    r"entropy|first|last|final|all|every|each|both|the|to|\(|of size|standard error of|"
+    r"error of|\+-|\+/-|\u00b1|-)\s*$",
+    re.IGNORECASE,
+)
+_SUBJECT_VERB = re.compile(
+    r"\b(?:outperform\w*|achiev\w*|ha[sd]|have|is|are|was|were|yields?|reach\w*|perform\w*|"
+    r"uses?|requires?|costs?|converge\w*|surpass\w*|attains?|shows?|reduces?|maintains?|"
+    r"obtains?|takes?|leads?|beats?|produces?|grows?|increases?|decreases?|drops?|"
+    r"brings?|defends?|learns?|improves?|exhibits?|demonstrates?|encourages?|falls?|"
+    r"gets?|scores?|settl\w*|remains?)\b",
+    re.IGNORECASE,
+)
+_LEAD_IN = re.compile(
+    r"^.*?\b(?:shows?|showed|show or implies|indicates?|demonstrates?|reveals?)\s+"
+    r"(?:or implies\s+)?that,?\s+",
+    re.IGNORECASE,
+)
+_THAN = re.compile(
+    r"\b(?:than|over|compared (?:to|with)|relative to|vs\.?|versus|against|as)\s+(?P<rest>[^.;:]+)",
+    re.IGNORECASE,
+)
+_GROUP = re.compile(
+    r"^(?:that of\s+|those of\s+)?(?:all\s+(?:of\s+)?(?:the\s+)?other|the\s+other|other|"
+    r"any\s+other|"
+    r"the\s+others|others|the\s+next\s+best|the\s+rest|all\s+(?:the\s+)?(?:baselines|methods|"
+    r"others|other methods)|the gradient|gradient)",
+    re.IGNORECASE,
+)
+_STOP = re.compile(
+    r"\s+(?:on|for|in|across|when|with|at|by|under|during|after|within|using|wrt\.?|from|"
+    r"regardless|throughout|while|to achieve|both|and (?:also|maintain)|despite|as measured|"
+    r"as shown|as discussed|as pointed|following|i\.e\.|e\.g\.|both in|in terms)\b.*$",
+    re.IGNORECASE,
+)
+_UNIVERSAL = re.compile(
+    r"\b(?:(?:across|for|on|in|over|throughout|under)\s+(?:all|every|each|any)\b(?!\s+(?:of\s+)?"
+    r"(?:the\s+)?other)(?P<what>(?:\s+[\w.-]+){0,4})|always|in all cases|regardless of|"
+    r"(?:across|for|on|in|under|at)\s+both\s+(?![\w-]+\s+and\s+[\w-]+\s+(?:achieve|have|are|"
+    r"perform|use))(?P<both>[^,;]+?(?:settings|environments|models|datasets|tasks|epsilon|"
+    r"scenarios|splits|sizes)))",
+    re.IGNORECASE,
+)
+_OPEN_ENDED = re.compile(
+    r"^\s*(?:k|n|m|t|sizes?|horizons?|values? of \w+|\$?[a-z]\$?)\b", re.IGNORECASE
+)
+
+
+def direction_of(text: str) -> Direction:
+    """Whether the metric ``text`` talks about is better higher or lower (the first one named)."""
+    lowered = text.lower()
+    lower = re.search(rf"\b(?:{_LOWER_METRICS})\b", lowered)
+    higher = re.search(rf"\b(?:{_HIGHER_METRICS})\b", lowered)
+    if re.search(r"\b(?:faster|slower|quicker|speed-?up)\b", lowered) and not re.search(
+        r"\b(?:time|latency)\b", lowered
+    ):
+        return Direction.higher if not lower or "converge" in lowered else Direction.lower
+    if lower and (not higher or lower.start() < higher.start()):
+        return Direction.lower
+    if higher:
+        return Direction.higher
+    return Direction.none
+
+
+def _slug(phrase: str, fallback: str) -> str:
+    words = re.findall(r"[a-z0-9]+", phrase.lower())
+    words = [
+        w
+        for w in words
+        if w
+        not in {"the", "a", "an", "of", "method", "model", "s", "our", "we", "it", "its", "this"}
+    ]
+    slug = "_".join(words[-5:])[:40].strip("_")
+    if not slug:
+        return fallback
+    return slug if slug[0].isalpha() else f"q_{slug}"
+
+
+@dataclass
+class _Clause:
+    text: str  # the clause, normalised
+    full: str  # the whole quote, normalised (for direction and subject fallbacks)
+    rules: list[str] = field(default_factory=list)
+
+    @property
+    def body(self) -> str:
+        return _LEAD_IN.sub("", self.text)
+
+
+def _subject(clause: _Clause) -> str:
+    body = clause.body
+    match = _SUBJECT_VERB.search(body)
+    phrase = body[: match.start()] if match else ""
+    phrase = re.sub(r"^(?:for|in|on|at|when|compared to)\b[^,]*,\s*", "", phrase, flags=re.I)
+    return _slug(phrase, "subject")
+
+
+def _baselines(clause: _Clause) -> list[str]:
+    """Baseline quantity names from "than / over / compared to X"; a group is one quantity."""
+    match = _THAN.search(clause.body)
+    if not match:
+        return []
+    rest = _STOP.sub("", match.group("rest")).strip(" ,")
+    if not rest or re.match(r"^[\d.~<>(+-]", rest):
+        return []
+    if _GROUP.match(rest):
+        return ["other_methods"]
+    rest = re.sub(
+        r"^(?:both|either|all of|any of|those of|that of|the methods?)\s+", "", rest, flags=re.I
+    )
+    pieces = [p for p in re.split(r",\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+", rest) if p.strip()]
+    if not pieces or len(pieces) > 8:
+        return []
+    names: list[str] = []
+    for piece in pieces:
+        name = _slug(piece, f"baseline_{len(names) + 1}")
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def _quantities(names: list[str], clause: _Clause) -> list[Quantity]:
+    return [Quantity(name=n, description=n.replace("_", " ")) for n in names]
+
+
+def _approx(prefix: str) -> bool:
+    return bool(re.search(rf"{_APPROX}\s*$", prefix, re.IGNORECASE))
+
+
+def _tol(approx: bool, explicit_bound: bool = False) -> Tolerance:
+    if explicit_bound:
+        return Tolerance(rel=0.0)
+    return Tolerance(rel=APPROX_REL_TOL if approx else DEFAULT_REL_TOL)
+
+
+def _distinct(a: str, b: str) -> tuple[str, str]:
+    return (a, b) if a != b else (a, f"{b}_baseline")
+
+
+# -- the rules ------------------------------------------------------------------------------
+
+
+def _growth(c: _Clause) -> Check | None:
+    m = re.search(
+        r"\bgrow(?:s|th)?\s+(?:\(?roughly\)?\s+|approximately\s+)?(?P<a>linearly|quadratically|"
+        r"logarithmically|sublinearly)|\b(?P<b>linear|quadratic|sublinear|logarithmic)\s+growth|"
+        r"\u221d",
+        c.text,
+        re.IGNORECASE,
+    )
+    if not m:
+        return None
+    word = (m.group("a") or m.group("b") or "linear").lower()
+    law = {
+        "linear": GrowthLaw.linear,
+        "linearly": GrowthLaw.linear,
+        "quadratic": GrowthLaw.quadratic,
+        "quadratically": GrowthLaw.quadratic,
+        "logarithmic": GrowthLaw.logarithmic,
+        "logarithmically": GrowthLaw.logarithmic,
+        "sublinear": GrowthLaw.sublinear,
+        "sublinearly": GrowthLaw.sublinear,
+    }[word]
+    subject = _subject(c)
+    if re.search(r"\bslower than\b", c.text, re.I):
+        return None  # a comparison of growth rates: not one law
+    c.rules.append("D1")
+    return Check(
+        relation=Relation.growth,
+        quantities=_quantities([subject], c),
+        subject=subject,
+        law=law,
+        direction=direction_of(c.text),
+        sweep=_sweep_variable(c.text),
+    )
+
+
+def _sweep_variable(text: str) -> str:
+    m = re.search(
+        r"\b(?:as|with|over|across)\s+(?:the\s+)?(?P<v>(?:number of \w+|[\w-]+(?: size)?"
+        r"|time|training|the course of training))",
+        text,
+        re.I,
+    )
+    return m.group("v") if m else ""
+
+
+def _trend(c: _Clause) -> Check | None:
+    t = c.text
+    trend: Trend | None = None
+    slope = re.search(r"\bslope\b.*\bis\s+(?P<s>positive|negative)\b", t, re.I)
+    if slope:
+        trend = Trend.increasing if slope.group("s").lower() == "positive" else Trend.decreasing
+    else:
+        m = re.search(
+            r"\b(?:as|when)\s+[\w\s-]+?\s+(?:increases?|grows?),\s*[^,]*?\b(?P<v>increases?|"
+            r"decreases?|drops?|rises?|improves?|grows?)\b|"
+            r"\b(?P<w>increas\w*|decreas\w*|drops?|rises?|improv\w*|grows?)\s+(?:\w+\s+){0,2}?"
+            r"(?:steadily|monotonically|over time|over the course|during training|throughout|"
+            r"with (?:time|iterations|more|larger|increasing)|sharply|rapidly|as)\b|"
+            r"\b(?:steadily|monotonically|consistently|rapidly|sharply)\s+(?P<x>increas\w*|"
+            r"decreas\w*|improv\w*)\b|"
+            r"\blarger\s+[\w\s-]+?\s+result\s+in\s+(?P<y>lower|larger|higher|smaller)\b",
+            t,
+            re.I,
+        )
+        if not m:
+            return None
+        word = (m.group("v") or m.group("w") or m.group("x") or m.group("y") or "").lower()
+        rising = word.startswith(("increas", "rise", "improv", "grow", "larger", "higher"))
+        trend = Trend.increasing if rising else Trend.decreasing
+        if re.search(r"\b(?:than|compared to|over the baseline)\b", t, re.I) and not m.group("y"):
+            return None  # "increases ... compared to B" is a comparison, not a trend
+    subject = _subject(c)
+    c.rules.append("D2")
+    return Check(
+        relation=Relation.trend,
+        quantities=_quantities([subject], c),
+        subject=subject,
+        trend=trend,
+        direction=direction_of(t),
+        sweep=_sweep_variable(t),
+    )
+
+
+def _number_at(c: _Clause, start: int) -> NumberMention | None:
+    for mention in find_numbers(c.text):
+        if mention.start <= start < mention.end or mention.start == start:
+            return mention
+    return None
+
+
+def _change(c: _Clause) -> Check | None:
+    m = re.search(
+        rf"\bfrom\s+{_APPROX}?\s*(?P<a>{_NUM})\s?%?\s+to\s+{_APPROX}?\s*(?P<b>{_NUM})", c.text, re.I
+    )
+    if not m:
+        return None
+    a, b = _number_at(c, m.start("a")), _number_at(c, m.start("b"))
+    if a is None or b is None:
+        return None
+    subject = _subject(c)
+    before = f"{subject}_before"
+    c.rules.append("D3")
+    return Check(
+        relation=Relation.change,
+        quantities=_quantities([subject, before], c),
+        subject=subject,
+        baselines=[before],
+        constant=Constant(value=a.value, text=a.text),
+        upper=Constant(value=b.value, text=b.text),
+        comparator=None,
+        direction=direction_of(c.text),
+        tolerance=_tol(_approx(c.text[: m.start("b")])),
+    )
+
+
+def _comparator(qualifier: str, approx: bool) -> tuple[Comparator, Tolerance]:
+    """The comparator and tolerance of a difference or ratio from its qualifier."""
+    q = qualifier.lower().strip()
+    if re.search(r"at least|more than|over|greater than|>|\u2265|exceed", q):
+        return Comparator.ge, Tolerance(rel=0.0)
+    if re.search(r"at most|up to|less than|fewer than|<|\u2264|under|below", q):
+        return Comparator.le, Tolerance(rel=0.0)
+    if approx:
+        return Comparator.eq, Tolerance(rel=APPROX_DIFF_REL_TOL)
+    return Comparator.eq, Tolerance(rel=DEFAULT_REL_TOL)
+
+
+_QUAL = r"(?P<q>at least|more than|over|greater than|>|\u2265|up to|at most|less than|<|\u2264)?\s*"
+
+
+def _ratio(c: _Clause) -> Check | None:
+    t = c.text
+    m = re.search(
+        rf"{_QUAL}(?P<approx>{_APPROX})?\s*(?P<n>{_NUM})\s?(?:x|\u00d7|times|-fold)\s+"
+        r"(?P<w>faster|slower|quicker|fewer|less|more|smaller|larger|lower|higher|cheaper|"
+        r"better|greater|earlier)\b",
+        t,
+        re.I,
+    ) or re.search(
+        r"\b(?P<w>faster|slower|reduces?|cuts?|lowers?|speeds?\s+up|accelerates?|improves?)\b"
+        rf"[^.;]{{0,60}}?\bby\s+{_QUAL}(?P<approx>{_APPROX})?\s*(?P<n>{_NUM})\s?(?:x|\u00d7|times|-fold)",
+        t,
+        re.I,
+    )
+    share = None
+    if not m:
+        share = re.search(
+            rf"(?P<approx>{_APPROX})?\s*(?P<n>{_NUM})\s?%\s+of\s+(?:the\s+)?[\w\s-]{{0,30}}?"
+            r"\b(?:compared (?:to|with)|relative to|of|used by)\b",
+            t,
+            re.I,
+        )
+        if not share:
+            return None
+    hit = m or share
+    assert hit is not None
+    number = _number_at(c, hit.start("n"))
+    if number is None:
+        return None
+    approx = bool(hit.group("approx"))
+    qualifier = (hit.group("q") or "") if m else ""
+    comparator, tol = _comparator(qualifier, approx)
+    if share is not None:
+        constant = Constant(value=number.value / 100, text=number.text)
+    else:
+        constant = Constant(value=number.value, text=number.text)
+        if comparator is Comparator.eq and not approx:
+            comparator = Comparator.ge  # "8x faster": at least 8, within the tolerance
+    subject = _subject(c)
+    baselines = _baselines(c) or ["baseline"]
+    subject, base = _distinct(subject, baselines[0])
+    c.rules.append("D4")
+    word = m.group("w").lower() if m else ""
+    direction = direction_of(c.full if direction_of(t) is Direction.none else t)
+    if word in {"faster", "quicker", "earlier"} or word.startswith(("speed", "accelerat")):
+        direction = Direction.higher if word != "earlier" else Direction.lower
+    if word in {"fewer", "less", "smaller", "lower", "cheaper"} or word.startswith(
+        ("reduc", "cut")
+    ):
+        direction = Direction.lower
+    return Check(
+        relation=Relation.ratio,
+        quantities=_quantities([subject, base], c),
+        subject=subject,
+        baselines=[base],
+        comparator=comparator,
+        constant=constant,
+        tolerance=tol,
+        direction=direction,
+    )
+
+
+_NEGATIVE = re.compile(
+    r"^(?:slower|lower|less|worse|poorer|drop|decrease|reduction|degradation|"
+    r"smaller|fewer)",
+    re.I,
+)
+
+
+def _difference(c: _Clause) -> Check | None:
+    t = c.text
+    word = (
+        r"(?P<w>improvement|increase|gain|enhancement|boost|drop|decrease|reduction|"
+        r"degradation|better|higher|lower|faster|slower|less|more|worse|greater|smaller)"
+    )
+    m = (
+        re.search(
+            rf"{_QUAL}(?P<approx>{_APPROX})?\s*(?P<n>{_NUM})\s?(?:(?:-|\u2013|to)\s?(?P<u>{_NUM}))?"
+            rf"\s?(?P<pct>%|points?|pp)?\s?(?P<abs>\(absolute\)\s?)?(?:points?\s)?(?:\w+\s)?{word}\b",
+            t,
+            re.I,
+        )
+        or re.search(
+            rf"\b{word}\s+of\s+{_QUAL}(?P<approx>{_APPROX})?\s*(?P<n>{_NUM})\s?(?P<pct>%|points?)"
+            r"(?P<abs>)(?P<u>)",
+            t,
+            re.I,
+        )
+        or re.search(
+            rf"\b{word}\s*\((?:with\s+an?\s+)?{_QUAL}(?P<approx>{_APPROX})?\s*(?P<n>{_NUM})\s?"
+            r"(?P<pct>%)(?P<abs>)(?P<u>)",
+            t,
+            re.I,
+        )
+        or re.search(
+            rf"\+\s?(?P<n>{_NUM})\s?(?P<pct>%|points?|pp|[A-Za-z-]+)?\s+(?P<w>over|above|than)"
+            r"(?P<q>)(?P<approx>)(?P<abs>)(?P<u>)",
+            t,
+            re.I,
+        )
+    )
+    if not m:
+        return None
+    number = _number_at(c, m.start("n"))
+    if number is None or _setting(c, number):
+        return None
+    upper_mention = _number_at(c, m.start("u")) if m.group("u") else None
+    w = m.group("w").lower()
+    sign = -1.0 if _NEGATIVE.match(w) else 1.0
+    percent = (
+        (m.group("pct") or "") == "%"
+        or number.unit == "%"
+        or (upper_mention is not None and upper_mention.unit == "%")
+    )
+    absolute = (
+        bool(m.group("abs"))
+        or not percent
+        or bool(_RATE_METRICS.search(t))
+        or ("points" in (m.group("pct") or ""))
+        or w in {"improvement", "increase", "gain", "enhancement", "boost"}
+    )
+    scale = 0.01 if percent and not absolute else 1.0
+    approx = bool(m.group("approx"))
+    comparator, tol = _comparator(m.group("q") or "", approx)
+    value = sign * number.value * scale
+    constant = Constant(value=value, text=number.text)
+    upper = None
+    if upper_mention is not None:
+        upper = Constant(value=sign * upper_mention.value * scale, text=upper_mention.text)
+        comparator, tol = Comparator.between, Tolerance(rel=0.0)
+        if sign < 0:
+            constant, upper = upper, constant
+    elif sign < 0 and comparator is Comparator.ge:
+        comparator = Comparator.le  # "more than 10% lower": a - b <= -10
+    subject = _subject(c)
+    baselines = _baselines(c) or ["baseline"]
+    subject, base = _distinct(subject, baselines[0])
+    c.rules.append("D5")
+    direction = direction_of(t)
+    if w in {"faster", "slower"}:
+        direction = Direction.higher
+    return Check(
+        relation=Relation.difference,
+        quantities=_quantities([subject, base], c),
+        subject=subject,
+        baselines=[base],
+        comparator=comparator,
+        constant=constant,
+        upper=upper,
+        relative=scale != 1.0,
+        tolerance=tol,
+        direction=direction,
+    )
+
+
+def _within(c: _Clause) -> Check | None:
+    m = re.search(
+        rf"\bwithin\s+(?:\+-|\+/-|\u00b1|\+-\s)?\s*(?P<approx>{_APPROX})?\s*(?P<n>{_NUM})"
+        r"\s?%?(?:\s+\w+)?\s+(?:of|C2ST|\))",
+        c.text,
+        re.I,
+    ) or re.search(rf"\bwithin\s+(?:\+-|\+/-|\u00b1)\s*(?P<approx>)(?P<n>{_NUM})", c.text, re.I)
+    if not m:
+        return None
+    number = _number_at(c, m.start("n"))
+    if number is None or _SETTING_AFTER.match(c.text[number.end :]):
+        return None
+    rel = number.unit == "%" and not _RATE_METRICS.search(c.text)
+    tol = (
+        Tolerance(rel=min(number.value / 100, 1.0)) if rel else Tolerance(rel=0.0, abs=number.value)
+    )
+    subject = _subject(c)
+    baselines = _baselines(c) or _peers(c)[1:] or ["baseline"]
+    if _peers(c):
+        subject = _peers(c)[0]
+    names = [subject, *[b for b in baselines if b != subject]]
+    c.rules.append("D6")
+    return Check(
+        relation=Relation.comparable,
+        quantities=_quantities(names, c),
+        subject=subject,
+        baselines=names[1:],
+        constant=Constant(value=number.value, text=number.text),
+        tolerance=tol,
+        direction=direction_of(c.full),
+    )
+
+
+_BOUND = re.compile(
+    r"(?P<q>at least|no less than|not less than|\u2265|>=|more than|greater than|above|over|"
+    r"exceed(?:s|ing|ed)?|>|at most|no more than|no greater than|not more than|up to|\u2264|<=|"
+    r"less than|fewer than|below|under|<)\s*(?:values of\s+|the\s+)?(?:>\s*)?"
+    rf"(?P<approx>{_APPROX})?\s*(?P<n>{_NUM})",
+    re.IGNORECASE,
+)
+
+
+_SETTING_UNITS = {
+    "step",
+    "steps",
+    "epoch",
+    "epochs",
+    "token",
+    "tokens",
+    "parameter",
+    "parameters",
+    "param",
+    "params",
+    "K",
+    "M",
+    "B",
+    "T",
+}
+
+
+def _setting(c: _Clause, number: NumberMention) -> bool:
+    if number.unit in _SETTING_UNITS:
+        return True
+    after = c.text[number.end :]
+    before = c.text[: number.start]
+    before = re.sub(
+        rf"(?:{_APPROX}|at least|more than|less than|below|above|over|under|"
+        r"greater than|exceed\w*|around or above|[<>]|\s)+$",
+        "",
+        before,
+        flags=re.I,
+    )
+    return bool(_SETTING_AFTER.match(after)) or bool(
+        re.search(
+            r"(?:batch sizes?(?: of)?|size of|rate of|decay of|coefficient of|patch size|"
+            r"[=^$]|equation|eqn\.?|section|figure|table|level|room|gamma|epsilon|lambda|"
+            r"budgets?|values of|\bk|\bK|first|after|within|by|trained (?:on|with|for)|"
+            r"standard error of|\+-|\+/-|\u00b1|up to \$?\w+=?)\s*\(?\s*$",
+            before,
+            re.I,
+        )
+    )
+
+
+def _bound(c: _Clause) -> Check | None:
+    found: list[tuple[Comparator, NumberMention, bool]] = []
+    for m in _BOUND.finditer(c.text):
+        number = _number_at(c, m.start("n"))
+        if number is None or _setting(c, number):
+            continue
+        q = m.group("q").lower()
+        if re.search(
+            r"\bfor\s+(?:small|large)\s+values\b|\bwhen\s+\$?\w+\$?\s*$", c.text[: m.start()], re.I
+        ):
+            continue  # "for small values of gamma (less than 1.5)": the sweep's domain
+        upper = q in {
+            "at most",
+            "no more than",
+            "no greater than",
+            "not more than",
+            "up to",
+            "\u2264",
+            "<=",
+            "less than",
+            "fewer than",
+            "below",
+            "under",
+            "<",
+        }
+        strict = q in {
+            ">",
+            "<",
+            "more than",
+            "greater than",
+            "above",
+            "less than",
+            "fewer than",
+            "below",
+            "under",
+        } or q.startswith("exceed")
+        op = (
+            (Comparator.lt if strict else Comparator.le)
+            if upper
+            else (Comparator.gt if strict else Comparator.ge)
+        )
+        if re.search(
+            r"\b(?:doesn't|does not|don't|do not|never|not)\b[^.;]{0,40}$",
+            c.text[: m.start()],
+            re.I,
+        ):
+            op = {
+                Comparator.lt: Comparator.ge,
+                Comparator.le: Comparator.gt,
+                Comparator.gt: Comparator.le,
+                Comparator.ge: Comparator.lt,
+            }[op]
+        around = bool(re.search(r"around or\s*$", c.text[: m.start()], re.I))
+        found.append((op, number, around or bool(m.group("approx"))))
+    if not found:
+        return None
+    subject = _subject(c)
+    checks: list[Check] = []
+    for i, (op, number, approx) in enumerate(found):
+        name = subject if len(found) == 1 else f"{subject}_{i + 1}"
+        checks.append(
+            Check(
+                relation=Relation.bound,
+                quantities=_quantities([name], c),
+                subject=name,
+                comparator=op,
+                constant=Constant(value=number.value, text=number.text),
+                tolerance=Tolerance(rel=APPROX_REL_TOL if approx else 0.0),
+                direction=direction_of(
+                    c.text if direction_of(c.text) is not Direction.none else c.full
+                ),
+            )
+        )
+    c.rules.append("D7")
+    return checks[0] if len(checks) == 1 else Check(relation=Relation.all_of, parts=checks)
+
+
+_REPORT = re.compile(
+    r"(?:achiev\w*|reach\w*|attain\w*|obtain\w*|yields?|is|was|were|are|of|around|"
+    rf"{_APPROX}|=|equivalent to|close to|(?:falls?|drops?|goes|going|decreases?|increases?|rises?)"
+    r" to|takes? up|reaching|exceeding)\s*(?:\(\+-\s?[\d.]+k?\)\s*)?(?:an?\s+)?(?:[\w@-]+\s+){0,3}?"
+    rf"(?P<approx>{_APPROX})?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _equal(c: _Clause) -> Check | None:
+    metric = direction_of(c.text) is not Direction.none
+    found: list[tuple[NumberMention, bool]] = []
+    for number in find_numbers(c.text):
+        if _setting(c, number) or (
+            number.unit in {"K", "M", "B", "T", "GB"}
+            and not re.search(r"\b(?:VRAM|memory)\b", c.text, re.I)
+        ):
+            continue
+        before = c.text[max(0, number.start - 60) : number.start]
+        report = _REPORT.search(before)
+        if not report and not (found and re.search(r"\band\s+$", before)):
+            continue
+        approx = (
+            bool(report and report.group("approx"))
+            or bool(re.search(rf"{_APPROX}\s*$", before, re.I))
+            or bool(found and found[-1][1])
+        )
+        if not (metric or number.unit or approx):
+            continue
+        found.append((number, approx))
+    if not found:
+        return None
+    subject = _subject(c)
+    tol_abs = re.search(r"\(\+-\s?(?P<n>[\d.]+k?)\)", c.text)
+    se = re.search(rf"standard error of\s+(?P<n>{_NUM})", c.text, re.I)
+    checks: list[Check] = []
+    for i, (number, approx) in enumerate(found):
+        name = subject if len(found) == 1 else f"{subject}_{i + 1}"
+        tol = _tol(approx)
+        for extra in (tol_abs, se):
+            if extra is not None:
+                mentions = find_numbers(extra.group("n"))
+                if mentions:
+                    tol = Tolerance(rel=tol.rel, abs=mentions[0].value * (2 if extra is se else 1))
+        checks.append(
+            Check(
+                relation=Relation.equal,
+                quantities=_quantities([name], c),
+                subject=name,
+                constant=Constant(value=number.value, text=number.text),
+                tolerance=tol,
+                direction=direction_of(c.text if metric else c.full),
+            )
+        )
+    c.rules.append("D8")
+    return checks[0] if len(checks) == 1 else Check(relation=Relation.all_of, parts=checks)
+
+
+_AT_LEAST_AS = re.compile(
+    r"\b(?:comparable (?:to )?or (?:is )?(?P<a>higher|better|lower|slightly higher)|equal or "
+    r"(?P<b>higher|better|lower)|(?:about|roughly) equal or (?P<c>higher|better|lower)|"
+    r"at least as (?:well|good|high) as|(?:outperforms?|better) or (?:matches|is comparable)|"
+    r"either outperforms or matches|outperforms or is comparable|not significantly lower|"
+    r"(?P<d>lower|higher) or roughly equivalent|around the same or (?P<e>worse|better)|"
+    r"equivalent or (?P<f>higher|lower)|lower or (?:roughly )?equivalent)\b",
+    re.IGNORECASE,
+)
+_SIMILAR = re.compile(
+    r"\b(?:similar|comparable|(?:roughly |about |approximately )?equivalent|about the same|"
+    r"around the same|the same as|on par|roughly equal|perform similarly|competitive with)\b",
+    re.IGNORECASE,
+)
+_BETTER = re.compile(
+    r"\b(?P<w>outperform\w*|surpass\w*|beats?|better|worse|poorer|higher|lower|greater|smaller|"
+    r"larger|less|more|fewer|faster|slower|superior|inferior|best|highest|lowest|worst|smallest|"
+    r"largest|reduc\w*|improv\w*|drop in|increase\w*)\b",
+    re.IGNORECASE,
+)
+
+
+_LEADING = re.compile(
+    r"^(?:for|in|on|at|when|compared to|throughout|across|after|with|under|"
+    r"using|during)\b[^,]*,\s*",
+    re.IGNORECASE,
+)
+
+
+def _peers(c: _Clause) -> list[str]:
+    """Names listed as a plural subject: "NPSE-VE, NPSE-VP, and NPE achieve similar ..."."""
+    body = _LEADING.sub("", c.body)
+    m = _SUBJECT_VERB.search(body)
+    if not m:
+        return []
+    phrase = body[: m.start()].strip()
+    phrase = re.sub(
+        r"^(?:all\s+(?:two|three|four|five)?\s*(?:of\s+)?(?:the\s+)?(?:methods\s+)?|"
+        r"(?:the\s+)?methods\s+|both\s+(?:the\s+)?)",
+        "",
+        phrase,
+        flags=re.I,
+    )
+    phrase = re.sub(r"\s+(?:both|all|significantly|slightly|each)$", "", phrase, flags=re.I)
+    if re.search(
+        r"\b(?:when|trained|using|e\.g|i\.e)\b|[(=]",
+        phrase.replace("(BC)", "").replace("(EM)", "").replace("(EWC)", "").replace("(KS)", ""),
+        re.I,
+    ):
+        return []
+    pieces = [p for p in re.split(r",\s*(?:and\s+)?|\s+and\s+", phrase) if p.strip()]
+    if len(pieces) < 2 or len(pieces) > 6 or any(len(p.split()) > 8 for p in pieces):
+        return []
+    names: list[str] = []
+    for i, piece in enumerate(pieces):
+        name = _slug(piece, f"q{i}")
+        names.append(name if name not in names else f"{name}_{i}")
+    return names
+
+
+def _methods_list(c: _Clause) -> list[str]:
+    """ "for the A, B and C methods", "All three of A, B and C": one subject each."""
+    m = re.search(
+        r"\b(?:for the|all (?:two|three|four) of)\s+"
+        r"(?P<l>[\w-]+(?:\s[\w-]+){0,2}(?:,\s*[\w-]+"
+        r"(?:\s[\w-]+){0,2})*,?\s+and\s+[\w-]+(?:\s[\w-]+)?)(?:\s+[\w-]+)?\s+methods\b",
+        c.text,
+        re.I,
+    )
+    if not m:
+        return []
+    pieces = [p for p in re.split(r",\s*(?:and\s+)?|\s+and\s+", m.group("l")) if p.strip()]
+    return [_slug(p, f"q{i}") for i, p in enumerate(pieces)] if 2 <= len(pieces) <= 6 else []
+
+
+def _copies(check: Check, subjects: list[str]) -> Check:
+    """One copy of ``check`` per subject, sharing its baselines (a plural subject)."""
+    parts: list[Check] = []
+    baselines = [q for q in check.quantities if q.name in check.baselines]
+    for name in subjects:
+        if name in check.baselines:
+            name = f"{name}_subject"
+        parts.append(
+            check.model_copy(
+                update={
+                    "subject": name,
+                    "quantities": [
+                        Quantity(name=name, description=name.replace("_", " ")),
+                        *baselines,
+                    ],
+                }
+            )
+        )
+    return Check(relation=Relation.all_of, parts=parts)
+
+
+def _ordering_ge(c: _Clause) -> Check | None:
+    m = _AT_LEAST_AS.search(c.text)
+    if not m:
+        return None
+    direction = direction_of(c.text if direction_of(c.text) is not Direction.none else c.full)
+    word = next((g for g in m.groups() if g), "").lower()
+    lower_words = {"lower", "worse"}
+    if word:
+        below = word in lower_words
+        if word == "lower" and direction is Direction.lower:
+            below = True
+    else:
+        below = direction is Direction.lower and "lower" in m.group(0).lower()
+    subject = _subject(c)
+    baselines = [b for b in _baselines(c) if b != subject] or ["baseline"]
+    c.rules.append("D9")
+    return Check(
+        relation=Relation.ordering,
+        quantities=_quantities([subject, *baselines], c),
+        subject=subject,
+        baselines=baselines,
+        comparator=Comparator.le if below else Comparator.ge,
+        tolerance=Tolerance(rel=DEFAULT_REL_TOL),
+        direction=direction,
+    )
+
+
+def _comparable(c: _Clause) -> Check | None:
+    if not _SIMILAR.search(c.text):
+        return None
+    peers = _peers(c)
+    baselines = _baselines(c)
+    if peers and not baselines:
+        subject, baselines = peers[0], peers[1:]
+    else:
+        subject = _subject(c)
+        baselines = [b for b in baselines if b != subject] or ["baseline"]
+    c.rules.append("D10")
+    return Check(
+        relation=Relation.comparable,
+        quantities=_quantities([subject, *baselines], c),
+        subject=subject,
+        baselines=baselines,
+        tolerance=Tolerance(rel=DEFAULT_REL_TOL),
+        direction=direction_of(c.text if direction_of(c.text) is not Direction.none else c.full),
+    )
+
+
+def _ordering(c: _Clause) -> Check | None:
+    m = _BETTER.search(c.body)
+    if not m:
+        return None
+    word = m.group("w").lower()
+    direction = direction_of(c.text if direction_of(c.text) is not Direction.none else c.full)
+    superlative = word in {"best", "highest", "lowest", "worst", "smallest", "largest"}
+    baselines = _baselines(c)
+    if not baselines:
+        if not superlative and not word.startswith(
+            ("reduc", "improv", "outperform", "surpass", "drop", "increase")
+        ):
+            return None
+        baselines = ["other_methods" if superlative else "baseline"]
+    subject = _subject(c)
+    baselines = [b if b != subject else f"{b}_baseline" for b in baselines]
+    if word in {"higher", "greater", "larger", "more", "largest", "highest"} or word.startswith(
+        "increase"
+    ):
+        op = Comparator.gt
+    elif word in {"lower", "less", "fewer", "smaller", "lowest", "smallest"} or word.startswith(
+        ("reduc", "drop")
+    ):
+        op = Comparator.lt
+    elif word in {"worse", "poorer", "inferior", "worst"}:
+        op = Comparator.lt if direction is not Direction.lower else Comparator.gt
+    elif word == "slower":
+        op = Comparator.lt
+        direction = Direction.higher
+    elif word == "faster":
+        op = Comparator.gt
+        direction = Direction.higher
+    else:  # better, outperforms, surpasses, beats, superior, best, improves
+        op = Comparator.lt if direction is Direction.lower else Comparator.gt
+    c.rules.append("D11")
+    return Check(
+        relation=Relation.ordering,
+        quantities=_quantities([subject, *baselines], c),
+        subject=subject,
+        baselines=baselines,
+        comparator=op,
+        direction=direction,
+    )
+
+
+_RULES = [
+    _growth,
+    _trend,
+    _change,
+    _ratio,
+    _difference,
+    _within,
+    _bound,
+    _equal,
+    _ordering_ge,
+    _comparable,
+    _ordering,
+]
+
+
+def _rename(check: Check, suffix: str) -> Check:
+    """A copy of ``check`` whose quantities carry ``suffix`` (one per conjunct)."""
+
+    def name(n: str) -> str:
+        return f"{n}_{suffix}"[:64]
+
+    return check.model_copy(
+        update={
+            "quantities": [q.model_copy(update={"name": name(q.name)}) for q in check.quantities],
+            "subject": name(check.subject) if check.subject else "",
+            "baselines": [name(b) for b in check.baselines],
+            "inner": _rename(check.inner, suffix) if check.inner else None,
+            "parts": [_rename(p, suffix) for p in check.parts],
+        }
+    )
+
+
+def _conjoin(checks: list[Check]) -> Check:
+    flat: list[Check] = []
+    for check in checks:
+        flat += check.parts if check.relation is Relation.all_of else [check]
+    checks = flat
+    renamed: list[Check] = []
+    for i, check in enumerate(checks):
+        renamed.append(_rename(check, str(i + 1)) if i else check)
+    names = [q.name for ch in renamed for q in ch.all_quantities()]
+    if len(set(names)) != len(names):
+        renamed = [_rename(ch, f"p{i + 1}") for i, ch in enumerate(checks)]
+    return Check(relation=Relation.all_of, parts=renamed)
+
+
+def _clause_check(c: _Clause) -> Check | None:
+    for rule in _RULES:
+        check = rule(c)
+        if check is not None:
+            break
+    else:
+        return None
+    if check.relation is Relation.equal and re.search(
+        r"\b(?:highest|best|lowest|surpass\w*|outperform\w*)\b", c.text, re.I
+    ):
+        ordering = _ordering(c)
+        if ordering is not None:
+            check = _conjoin([ordering, check])
+    peers = _peers(c) or _methods_list(c)
+    marked = bool(
+        re.search(r"\b(?:both|methods|all)\b", _LEADING.sub("", c.body)[:80], re.I)
+        or _methods_list(c)
+    )
+    plural = (
+        peers
+        and check.relation is not Relation.all_of
+        and (
+            (check.baselines and check.relation is not Relation.comparable)
+            or (not check.baselines and marked and check.relation is not Relation.comparable)
+            or (check.relation is Relation.comparable and _baselines(c))
+        )
+    )
+    if plural:
+        check = _copies(check, peers)
+        c.rules.append("plural")
+    metrics = _BOTH_METRICS.search(c.text)
+    if metrics and (check.relation is not Relation.all_of or plural):
+        first, second = (_slug(metrics.group(g), g) for g in ("a", "b"))
+        check = _conjoin([_rename(check, first), _rename(check, second)])
+        c.rules.append("both-metrics")
+    universal = _universal(c, check)
+    if universal is not None:
+        what, open_ended = universal
+        check = Check(relation=Relation.for_all, inner=check, sweep=what, unbounded=open_ended)
+        c.rules.append("forall")
+    elif re.search(r"\b(?:can|sometimes)\b", c.text, re.I):
+        check = Check(relation=Relation.exists, inner=check)
+        c.rules.append("exists")
+    return check
+
+
+_METRIC_WORD = (
+    r"accuracy|ECE|F1|memory|training|inference|clean|robust|loss|gradient norm|"
+    r"time|precision|recall|prey|predator"
+)
+_BOTH_METRICS = re.compile(
+    rf"\b(?:both\s+)?(?:in\s+|during\s+|of\s+|on\s+)?(?:terms of\s+)?(?:both\s+)?(?:average\s+)?"
+    rf"(?P<a>{_METRIC_WORD})(?:\s+scores?)?\s+and\s+(?:on\s+)?(?:average\s+)?(?P<b>{_METRIC_WORD})"
+    r"(?:\s+scores?)?\b",
+    re.IGNORECASE,
+)
+_NAMED_DOMAIN = re.compile(
+    r"\b(?:for|on|at|across|in)\s+(?:the\s+)?(?:tasks?\s+)?(?P<l>(?:[\w.-]+(?:\s[\w.-]+)?,\s+)*"
+    r"[\w.-]+(?:\s[\w.-]+)?,?\s+and\s+[\w.-]+)\s+(?:datasets|tasks|benchmarks|environments|settings|sub-tasks)\b|"
+    r"\bacross\s+(?P<m>[\w.-]+\s+and\s+[\w.-]+)\b|"
+    r"\bat batch sizes\s+(?P<n>\d+(?:,\s*\d+)*,?\s+and\s+\d+)|"
+    r"\bfor (?:small|large) values of\s+(?P<v>\w+)|"
+    r"^(?:all|every|each)\s+(?:\w+\s+){0,2}?(?P<s>models|methods|variants|agents|policies)\b"
+    r"(?!\s+(?:[\w-]+,|\S+\s+and\b))",
+    re.IGNORECASE,
+)
+
+
+def _universal(c: _Clause, check: Check) -> tuple[str, bool] | None:
+    """The sweep a clause quantifies over ("across all datasets"), and whether it is open-ended."""
+    text = c.text
+    m = _UNIVERSAL.search(text)
+    if m and not re.search(r"\baverage\w*\s+(?:[\w-]+\s+){0,4}$", text[: m.start()], re.I):
+        what = (m.group("what") or m.group("both") or "").strip()
+        return what, bool(_OPEN_ENDED.match(what)) if what else False
+    named = _NAMED_DOMAIN.search(_LEADING.sub("", c.body)) or _NAMED_DOMAIN.search(text)
+    if named and not re.search(r"\baverage\w*\s+(?:[\w-]+\s+){0,4}(?:across|over)\b", text, re.I):
+        what = next(g for g in named.groups() if g)
+        return what, False
+    if check.relation in {Relation.bound, Relation.equal} and re.search(
+        r"\b(?:over|throughout) the course of training|\bacross all timesteps\b", text, re.I
+    ):
+        return "training step", True
+    return None
+
+
+_SPLIT = re.compile(
+    r"(?<=[.;])\s+(?=[A-Z])|;\s*|,?\s+but\s+|,\s+while\s+|,\s+then\s+|"
+    r",\s+(?=(?:eventually\s+)?(?:achieving|reaching|exceeding)\b)|"
+    r",\s+and\s+(?=(?:it|the|maintain)\b)|\.\s+(?=It\b)"
+)
+
+
+def _annotate(check: Check, dataset: str) -> Check:
+    """Units from the constants of equalities and bounds, and the quote's dataset."""
+    unit = ""
+    if check.relation in {Relation.equal, Relation.bound} and check.constant is not None:
+        mentions = find_numbers(check.constant.text)
+        unit = mentions[0].unit if mentions and mentions[0].unit not in {"x", "k"} else ""
+    quantities = [
+        q.model_copy(update={"unit": q.unit or unit, "dataset": q.dataset or dataset})
+        for q in check.quantities
+    ]
+    return check.model_copy(
+        update={
+            "quantities": quantities,
+            "inner": _annotate(check.inner, dataset) if check.inner else None,
+            "parts": [_annotate(p, dataset) for p in check.parts],
+        }
+    )
+
+
+def draft_check(quote: str, *, claim_id: str = "", scale: Scale | None = None) -> Draft:
+    """A check for ``quote`` by the rules of the module docstring, or None with the reason."""
+    text, _ = normalize_with_map(quote)
+    text = text.strip()
+    if not text:
+        return Draft(reason="empty quote")
+    vague = _VAGUE.search(text)
+    if vague:
+        return Draft(reason=f"vague or unsupported phrasing {vague.group(0)!r}: no rule applies")
+    clauses = [
+        _Clause(text=piece.strip(" ,."), full=text)
+        for piece in _SPLIT.split(text)
+        if piece and len(piece.strip()) > 3
+    ]
+    checks: list[Check] = []
+    rules: list[str] = []
+    for clause in clauses:
+        check = _clause_check(clause)
+        holds = re.search(r"\b(?:this|these|the same)\b[\w\s]*\bholds?\b", clause.text, re.I)
+        if holds and checks and (check is None or check.relation is Relation.for_all):
+            universal = _universal(clause, checks[-1])
+            if universal is not None:
+                checks[-1] = Check(
+                    relation=Relation.for_all,
+                    inner=checks[-1],
+                    sweep=universal[0],
+                    unbounded=universal[1],
+                )
+                rules.append("forall")
+                continue
+        if check is not None:
+            checks.append(check)
+            rules += clause.rules
+    if not checks:
+        return Draft(reason="no rule matches the phrasing")
+    check = checks[0] if len(checks) == 1 else _conjoin(checks)
+    check = _annotate(check, dataset_of(text))
+    check = check.model_copy(
+        update={
+            "origin": Origin.rules,
+            "quote": quote,
+            "rule": "+".join(rules),
+            "scale": scale or Scale(),
+        }
+    )
+    try:
+        check = Check.model_validate(check.model_dump())
+    except ValueError as exc:
+        return Draft(reason=f"drafted check is inconsistent: {exc}", rule="+".join(rules))
+    problems = grounding_problems(check, quote)
+    if problems:
+        return Draft(reason="; ".join(problems), rule="+".join(rules))
+    if claim_id:
+        check = check.for_claim(claim_id)
+    return Draft(check=check, rule="+".join(rules))

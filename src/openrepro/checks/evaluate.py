@@ -1,0 +1,822 @@
+"""Evaluating a check on bound values: statistics over seeds, not point comparisons.
+
+Pure code, no store and no LLM: :func:`evaluate` takes a :class:`~openrepro.checks.records.Check`
+and, per quantity, the values the judge read at their pointers (:class:`Bound`: one value per
+seed, or a sweep of ``(x, y)`` points with one ``y`` per seed at each ``x``), and returns an
+:class:`Evaluation` that records the check, the bound values with their pointers, the test, its
+numbers and flags, so that a reader can redo it. The statistics come from SciPy
+(:mod:`scipy.stats`): Student's t intervals, Welch's t-test, least-squares regression.
+
+Each relation reduces to an **estimate with an interval** (95 % by default) and a claimed region:
+
+- ``equal``: the mean of the seeds (one-sample t interval) against ``constant`` +- tolerance;
+- ``bound``: the same mean against ``constant`` (the tolerance widens the bound: "at least 90"
+  holds from ``90 - margin``; explicit bounds are drafted with no tolerance);
+- ``difference``: subject - baseline by Welch's t interval, using both quantities' seeds;
+  ``relative`` differences and ``ratio`` use Welch's interval on the logarithms (ratio of
+  geometric means; every value must be positive);
+- ``ordering``: subject - baseline (Welch) against 0, for each baseline; ``comparable``: the
+  same difference against +- tolerance of the baseline's mean (an equivalence test);
+- ``change``: the after value equals the stated end value, and after - before has the stated
+  sign (Welch);
+- ``trend``: the slope of the least-squares line through the sweep (``scipy.stats.linregress``,
+  t interval with n - 2 degrees of freedom); Spearman's rho is reported alongside;
+- ``growth``: each law (constant, logarithmic, linear, quadratic) is fitted by least squares and
+  compared by AICc; a ``power`` or ``sublinear`` law by the exponent of the log-log fit and its
+  t interval; a stated rate must lie within tolerance.
+
+The claimed relation is decided from the interval ``[low, high]``:
+
+| rule | condition | verdict | flag |
+| --- | --- | --- | --- |
+| E1 | a quantity the check needs has no bound value | inconclusive | unbound |
+| E2 | the relation is a human judgement | inconclusive | needs_human |
+| E3 | a percentage constant, every value a fraction in [0, 1] | inconclusive | unit_mismatch |
+| E4 | a ratio or log-scale fit over values not all positive | inconclusive | nonpositive |
+| E5 | a trend or growth law with < 3 distinct x | inconclusive | too_few_points |
+| S1 | several seeds: the interval lies inside the claimed region | verified | |
+| S2 | several seeds: the interval lies inside the negation | falsified | |
+| S3 | several seeds: the interval straddles the boundary | inconclusive | too_noisy |
+| P1 | a single seed (either side) satisfies it, within tolerance | verified | single_seed |
+| P2 | a single seed: the value violates it | falsified | single_seed |
+| G1 | growth: claimed law best by >= 2 AICc (and a stated rate within tolerance) | verified | |
+| G2 | growth: another law better by >= 2 AICc, or the stated rate is off | falsified | |
+| G3 | growth: otherwise | inconclusive | too_noisy |
+| U1 | for_all: the inner check is falsified at some point (a counterexample) | falsified | |
+| U2 | for_all: it holds at every point, and the claim is open-ended | toy | finite_horizon |
+| U3 | for_all: it holds at every point of a finite, enumerated domain | verified | |
+| U4 | for_all: otherwise | inconclusive | |
+| X1 | exists: the inner check is verified at some point | verified | |
+| X2 | exists: no point verifies it (a finite search cannot refute) | inconclusive | no_instance |
+| A1 | all_of: some part is falsified | falsified | |
+| A2 | all_of: every part is verified | verified | |
+| A3 | all_of: every part is verified or toy | toy | |
+| A4 | all_of: otherwise | inconclusive | |
+| C1 | the run was at reduced scale (caller's finding): a decisive verdict | toy | reduced_scale |
+
+For ``ordering`` against several baselines, each baseline is one part of an implicit ``all_of``.
+For ``for_all``/``exists``, the inner check is evaluated at each ``x`` of its quantities' sweeps;
+a quantity bound to plain seeds (no sweep) counts as the same at every ``x``.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+from scipy import stats
+
+from openrepro.checks.records import (
+    Check,
+    Comparator,
+    Direction,
+    GrowthLaw,
+    Relation,
+    Trend,
+)
+
+__all__ = [
+    "CONFIDENCE",
+    "RULES",
+    "Bound",
+    "CheckVerdict",
+    "Evaluation",
+    "Interval",
+    "evaluate",
+]
+
+CONFIDENCE = 0.95
+AIC_MARGIN = 2.0  # Burnham & Anderson: a difference of 2 or more is support for the better model
+
+CheckVerdict = Literal["verified", "falsified", "toy", "inconclusive"]
+X = float | str
+
+RULES: dict[str, str] = {
+    "E1": "a quantity has no bound value",
+    "E2": "human judgement",
+    "E3": "percentage against fractions",
+    "E4": "values not all positive",
+    "E5": "too few sweep points",
+    "S1": "interval inside the claimed region",
+    "S2": "interval inside the negation",
+    "S3": "interval straddles the boundary",
+    "P1": "single seed satisfies the relation within tolerance",
+    "P2": "single seed violates the relation",
+    "G1": "claimed growth law fits best",
+    "G2": "another growth law fits better, or the rate is off",
+    "G3": "growth law undecided",
+    "U1": "counterexample in the sweep",
+    "U2": "holds on a finite sweep of an open-ended claim",
+    "U3": "holds at every point of a finite domain",
+    "U4": "universal statement undecided",
+    "X1": "an instance verifies it",
+    "X2": "no instance found",
+    "A1": "a part is falsified",
+    "A2": "every part is verified",
+    "A3": "every part is verified or toy",
+    "A4": "conjunction undecided",
+    "C1": "reduced scale",
+}
+
+
+class Bound(BaseModel):
+    """The values bound to one quantity, as read by code at their pointers."""
+
+    quantity: str
+    seeds: list[float] = Field(default_factory=list)  # one value per seed
+    points: list[tuple[X, float]] = Field(default_factory=list)  # a sweep: (x, y) per seed
+    pointers: list[str] = Field(default_factory=list)  # metric key + step, file row/col, ...
+
+    def at(self, x: X) -> list[float]:
+        return [y for px, y in self.points if px == x]
+
+    @property
+    def empty(self) -> bool:
+        return not self.seeds and not self.points
+
+
+class Interval(BaseModel):
+    """An estimate with its interval; ``low == high == estimate`` for a single seed."""
+
+    estimate: float
+    low: float
+    high: float
+    n: int  # values behind it (both sides' seeds for a difference)
+    df: float | None = None
+    single: bool = False  # some side had a single seed: no interval, the tolerance decides
+    test: str = ""
+
+
+class Evaluation(BaseModel):
+    """What :func:`evaluate` decided for one check (or one node of it), and why."""
+
+    verdict: CheckVerdict
+    rule: str
+    rule_name: str
+    relation: Relation
+    description: str
+    test: str = ""
+    numbers: dict[str, float | int | str | None] = Field(default_factory=dict)
+    flags: list[str] = Field(default_factory=list)
+    bound: list[Bound] = Field(default_factory=list)
+    parts: list[Evaluation] = Field(default_factory=list)
+    at: str = ""  # the sweep point of a part of for_all / exists
+    detail: str = ""
+    check: Check | None = None  # the top-level result carries the whole check
+
+
+# -- statistics -----------------------------------------------------------------------------
+
+
+def _finite(x: Any) -> float:
+    value = float(x)
+    return value if math.isfinite(value) else 0.0
+
+
+def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> Interval:
+    """The mean of the seeds with its Student t interval (one-sample)."""
+    n = len(values)
+    mean = math.fsum(values) / n
+    if n < 2:
+        return Interval(
+            estimate=mean,
+            low=mean,
+            high=mean,
+            n=n,
+            single=True,
+            test="single seed: the tolerance decides",
+        )
+    sem = 0.0 if max(values) == min(values) else _finite(stats.sem(values))
+    if sem == 0.0:
+        return Interval(
+            estimate=mean,
+            low=mean,
+            high=mean,
+            n=n,
+            df=n - 1,
+            test="one-sample t interval (seeds identical)",
+        )
+    low, high = stats.t.interval(confidence, n - 1, loc=mean, scale=sem)
+    return Interval(
+        estimate=mean,
+        low=float(low),
+        high=float(high),
+        n=n,
+        df=n - 1,
+        test=f"one-sample t interval ({confidence:.0%})",
+    )
+
+
+def welch_interval(
+    a: Sequence[float], b: Sequence[float], confidence: float = CONFIDENCE
+) -> Interval:
+    """mean(a) - mean(b) with Welch's t interval, from both sides' seeds."""
+    diff = math.fsum(a) / len(a) - math.fsum(b) / len(b)
+    n = len(a) + len(b)
+    if len(a) < 2 or len(b) < 2:
+        return Interval(
+            estimate=diff,
+            low=diff,
+            high=diff,
+            n=n,
+            single=True,
+            test="single seed: the tolerance decides",
+        )
+    va, vb = statistics.variance(a) / len(a), statistics.variance(b) / len(b)
+    if va + vb == 0.0:
+        return Interval(
+            estimate=diff,
+            low=diff,
+            high=diff,
+            n=n,
+            df=n - 2,
+            test="Welch t interval (seeds identical)",
+        )
+    # Welch-Satterthwaite degrees of freedom; the variances are exact (statistics.variance) so
+    # a side whose seeds agree contributes exactly 0, and the t quantile is SciPy's.
+    df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
+    half = float(stats.t.ppf(0.5 + confidence / 2, df)) * math.sqrt(va + vb)
+    return Interval(
+        estimate=diff,
+        low=diff - half,
+        high=diff + half,
+        n=n,
+        df=df,
+        test=f"Welch t interval ({confidence:.0%})",
+    )
+
+
+def ratio_interval(
+    a: Sequence[float], b: Sequence[float], confidence: float = CONFIDENCE
+) -> Interval:
+    """The ratio of geometric means a / b: Welch's interval on the logarithms, exponentiated."""
+    logs = welch_interval([math.log(v) for v in a], [math.log(v) for v in b], confidence)
+    return Interval(
+        estimate=math.exp(logs.estimate),
+        low=math.exp(logs.low),
+        high=math.exp(logs.high),
+        n=logs.n,
+        df=logs.df,
+        single=logs.single,
+        test=logs.test.replace("Welch t interval", "Welch t interval on logs"),
+    )
+
+
+# -- deciding an interval against a claimed region -------------------------------------------
+
+
+def _region(
+    op: Comparator, c: float, margin: float, upper: float | None, upper_margin: float
+) -> tuple[float, float, bool, bool]:
+    """The claimed region as (low, high, low_open, high_open) on the real line."""
+    inf = math.inf
+    if op is Comparator.ge:
+        return c - margin, inf, False, True
+    if op is Comparator.gt:
+        return c - margin, inf, True, True
+    if op is Comparator.le:
+        return -inf, c + margin, True, False
+    if op is Comparator.lt:
+        return -inf, c + margin, True, True
+    if op is Comparator.between and upper is not None:
+        return min(c, upper) - margin, max(c, upper) + upper_margin, False, False
+    return c - margin, c + margin, False, False  # eq
+
+
+def _decide(interval: Interval, region: tuple[float, float, bool, bool]) -> str:
+    """``holds``, ``fails`` or ``undecided``: the interval inside the region, outside it, or
+    across its boundary. A single seed's point is always inside or outside."""
+    low, high, low_open, high_open = region
+    lo, hi = interval.low, interval.high
+    above_low = lo > low if low_open else lo >= low
+    below_high = hi < high if high_open else hi <= high
+    if above_low and below_high:
+        return "holds"
+    entirely_below = hi <= low if low_open else hi < low
+    entirely_above = lo >= high if high_open else lo > high
+    if entirely_below or entirely_above:
+        return "fails"
+    return "undecided"
+
+
+def _scalar_result(
+    check: Check,
+    interval: Interval,
+    region: tuple[float, float, bool, bool],
+    bound: list[Bound],
+    what: str,
+) -> Evaluation:
+    outcome = _decide(interval, region)
+    numbers: dict[str, float | int | str | None] = {
+        "estimate": interval.estimate,
+        "low": interval.low,
+        "high": interval.high,
+        "n": interval.n,
+        "df": interval.df,
+        "region_low": region[0] if math.isfinite(region[0]) else None,
+        "region_high": region[1] if math.isfinite(region[1]) else None,
+    }
+    flags: list[str] = []
+    if interval.single:
+        flags.append("single_seed")
+        rule = "P1" if outcome == "holds" else "P2"
+    else:
+        rule = {"holds": "S1", "fails": "S2", "undecided": "S3"}[outcome]
+        if outcome == "undecided":
+            flags.append("too_noisy")
+    verdict: CheckVerdict = {
+        "S1": "verified",
+        "P1": "verified",
+        "S2": "falsified",
+        "P2": "falsified",
+        "S3": "inconclusive",
+    }[rule]  # type: ignore[assignment]
+    shown = (
+        f"{interval.estimate:.4g}"
+        if interval.single
+        else (f"{interval.estimate:.4g} [{interval.low:.4g}, {interval.high:.4g}]")
+    )
+    return Evaluation(
+        verdict=verdict,
+        rule=rule,
+        rule_name=RULES[rule],
+        relation=check.relation,
+        description=check.describe(),
+        test=interval.test,
+        numbers=numbers,
+        flags=flags,
+        bound=bound,
+        detail=f"{what} = {shown}; claimed region [{region[0]:.4g}, {region[1]:.4g}]",
+    )
+
+
+def _undecided(
+    check: Check, rule: str, flag: str, detail: str, bound: list[Bound] | None = None
+) -> Evaluation:
+    return Evaluation(
+        verdict="inconclusive",
+        rule=rule,
+        rule_name=RULES[rule],
+        relation=check.relation,
+        description=check.describe(),
+        flags=[flag],
+        bound=bound or [],
+        detail=detail,
+    )
+
+
+# -- the relations ----------------------------------------------------------------------------
+
+
+def _values(b: Bound) -> list[float]:
+    return b.seeds if b.seeds else [y for _, y in b.points]
+
+
+def _percent_vs_fractions(check: Check, values: Iterable[float]) -> bool:
+    constant = check.constant
+    if constant is None or "%" not in constant.text or abs(constant.value) <= 1:
+        return False
+    seen = list(values)
+    return bool(seen) and all(0.0 <= v <= 1.0 for v in seen) and any(v != 0 for v in seen)
+
+
+def _against_constant(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evaluation:
+    b = bound[check.subject]
+    values = _values(b)
+    if _percent_vs_fractions(check, values):
+        return _undecided(
+            check,
+            "E3",
+            "unit_mismatch",
+            "the paper's number is a percentage, every measured value a fraction",
+            [b],
+        )
+    assert check.constant is not None
+    c = check.constant.value
+    upper = check.upper.value if check.upper else None
+    op = Comparator.eq if check.relation is Relation.equal else (check.comparator or Comparator.eq)
+    region = _region(op, c, check.tolerance.margin(c), upper, check.tolerance.margin(upper or 0.0))
+    return _scalar_result(
+        check, mean_interval(values, confidence), region, [b], f"mean {check.subject}"
+    )
+
+
+def _two_sided(
+    check: Check, bound: Mapping[str, Bound], baseline: str, confidence: float
+) -> Evaluation:
+    a, b = bound[check.subject], bound[baseline]
+    va, vb = _values(a), _values(b)
+    mean_b = math.fsum(vb) / len(vb)
+    r = check.relation
+    if r is Relation.ratio or (r is Relation.difference and check.relative):
+        if any(v <= 0 for v in [*va, *vb]):
+            return _undecided(
+                check, "E4", "nonpositive", "a ratio needs positive values on both sides", [a, b]
+            )
+        interval = ratio_interval(va, vb, confidence)
+        what = f"{check.subject} / {baseline}"
+        if r is Relation.difference:  # relative difference = ratio - 1
+            interval = interval.model_copy(
+                update={
+                    "estimate": interval.estimate - 1,
+                    "low": interval.low - 1,
+                    "high": interval.high - 1,
+                }
+            )
+            what = f"({check.subject} - {baseline}) / {baseline}"
+    else:
+        interval = welch_interval(va, vb, confidence)
+        what = f"{check.subject} - {baseline}"
+    if r in {Relation.difference, Relation.ratio}:
+        assert check.constant is not None
+        c = check.constant.value
+        upper = check.upper.value if check.upper else None
+        region = _region(
+            check.comparator or Comparator.eq,
+            c,
+            check.tolerance.margin(c),
+            upper,
+            check.tolerance.margin(upper or 0.0),
+        )
+    elif r is Relation.comparable:
+        region = _region(Comparator.eq, 0.0, check.tolerance.margin(mean_b), None, 0.0)
+    else:  # ordering: subject <comparator> baseline, the tolerance only for ge / le
+        op = check.comparator or (
+            Comparator.lt if check.direction is Direction.lower else Comparator.gt
+        )
+        slack = check.tolerance.margin(mean_b) if op in {Comparator.ge, Comparator.le} else 0.0
+        region = _region(op, 0.0, slack, None, 0.0)
+    return _scalar_result(check, interval, region, [a, b], what)
+
+
+def _ordering(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evaluation:
+    if len(check.baselines) == 1:
+        return _two_sided(check, bound, check.baselines[0], confidence)
+    parts = []
+    for baseline in check.baselines:
+        part = _two_sided(check, bound, baseline, confidence)
+        parts.append(part.model_copy(update={"at": baseline}))
+    return _combine(check, parts, [bound[n] for n in [check.subject, *check.baselines]])
+
+
+def _change(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evaluation:
+    after, before = check.subject, check.baselines[0]
+    va, vb = _values(bound[after]), _values(bound[before])
+    parts: list[Evaluation] = []
+    if check.constant is not None and check.upper is not None:
+        end = check.upper.value
+        end_check = Check(
+            relation=Relation.equal,
+            quantities=check.quantities,
+            subject=after,
+            constant=check.upper,
+            tolerance=check.tolerance,
+        )
+        region = _region(Comparator.eq, end, check.tolerance.margin(end), None, 0.0)
+        parts.append(
+            _scalar_result(
+                end_check, mean_interval(va, confidence), region, [bound[after]], f"mean {after}"
+            ).model_copy(update={"at": "end value"})
+        )
+        rising = end > check.constant.value
+    else:
+        rising = check.trend is Trend.increasing
+    sign_check = Check(
+        relation=Relation.ordering,
+        quantities=check.quantities,
+        subject=after,
+        baselines=[before],
+        comparator=Comparator.gt if rising else Comparator.lt,
+    )
+    region = _region(Comparator.gt if rising else Comparator.lt, 0.0, 0.0, None, 0.0)
+    parts.append(
+        _scalar_result(
+            sign_check,
+            welch_interval(va, vb, confidence),
+            region,
+            [bound[after], bound[before]],
+            f"{after} - {before}",
+        ).model_copy(update={"at": "direction of change"})
+    )
+    if len(parts) == 1:
+        return parts[0].model_copy(
+            update={"relation": check.relation, "description": check.describe()}
+        )
+    return _combine(check, parts, [bound[after], bound[before]])
+
+
+def _xy(b: Bound) -> tuple[list[float], list[float]] | None:
+    try:
+        return [float(x) for x, _ in b.points], [y for _, y in b.points]
+    except (TypeError, ValueError):
+        return None
+
+
+def _trend(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evaluation:
+    b = bound[check.subject]
+    xy = _xy(b)
+    if xy is None or len(set(xy[0])) < 3:
+        return _undecided(
+            check,
+            "E5",
+            "too_few_points",
+            "a trend needs a sweep with at least 3 numeric x values",
+            [b],
+        )
+    x, y = xy
+    fit = stats.linregress(x, y)
+    df = len(x) - 2
+    slope, stderr = float(fit.slope), _finite(fit.stderr)
+    half = float(stats.t.ppf(0.5 + confidence / 2, df)) * stderr if df > 0 else math.inf
+    interval = Interval(
+        estimate=slope,
+        low=slope - half,
+        high=slope + half,
+        n=len(x),
+        df=df,
+        test=f"least-squares slope, t interval ({confidence:.0%})",
+    )
+    op = Comparator.gt if check.trend is Trend.increasing else Comparator.lt
+    result = _scalar_result(
+        check,
+        interval,
+        _region(op, 0.0, 0.0, None, 0.0),
+        [b],
+        f"slope of {check.subject} over {check.sweep or 'x'}",
+    )
+    rho = stats.spearmanr(x, y)
+    result.numbers["spearman_rho"] = _finite(rho.statistic)
+    result.numbers["p_slope"] = _finite(fit.pvalue)
+    return result
+
+
+_LAWS: dict[GrowthLaw, Any] = {
+    GrowthLaw.logarithmic: math.log,
+    GrowthLaw.linear: lambda v: v,
+    GrowthLaw.quadratic: lambda v: v * v,
+}
+
+
+def _aicc(rss: float, n: int, k: int) -> float:
+    aic = n * math.log(max(rss, 1e-300) / n) + 2 * k
+    return aic + (2 * k * (k + 1) / (n - k - 1) if n - k - 1 > 0 else 0.0)
+
+
+def _growth(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evaluation:
+    b = bound[check.subject]
+    xy = _xy(b)
+    if xy is None or len(set(xy[0])) < 3:
+        return _undecided(
+            check,
+            "E5",
+            "too_few_points",
+            "a growth law needs a sweep with at least 3 numeric x values",
+            [b],
+        )
+    x, y = xy
+    law = check.law or GrowthLaw.linear
+    logs_y = law in {GrowthLaw.power, GrowthLaw.sublinear}
+    if any(v <= 0 for v in x) and law is not GrowthLaw.linear and law is not GrowthLaw.quadratic:
+        return _undecided(check, "E4", "nonpositive", "log-scale fits need positive x", [b])
+    if logs_y and any(v <= 0 for v in y):
+        return _undecided(check, "E4", "nonpositive", "a power law needs positive values", [b])
+    t = float(stats.t.ppf(0.5 + confidence / 2, max(len(x) - 2, 1)))
+    if law in {GrowthLaw.power, GrowthLaw.sublinear}:
+        fit = stats.linregress([math.log(v) for v in x], [math.log(v) for v in y])
+        p, se = float(fit.slope), _finite(fit.stderr)
+        interval = Interval(
+            estimate=p,
+            low=p - t * se,
+            high=p + t * se,
+            n=len(x),
+            df=len(x) - 2,
+            test=f"log-log least squares, exponent t interval ({confidence:.0%})",
+        )
+        if law is GrowthLaw.sublinear:
+            region = _region(Comparator.lt, 1.0, 0.0, None, 0.0)
+        elif check.constant is not None:
+            c = check.constant.value
+            region = _region(Comparator.eq, c, check.tolerance.margin(c), None, 0.0)
+        else:
+            region = _region(Comparator.gt, 0.0, 0.0, None, 0.0)
+        result = _scalar_result(check, interval, region, [b], "exponent")
+        return result
+    n = len(x)
+    mean_y = math.fsum(y) / n
+    scores: dict[str, float] = {
+        GrowthLaw.constant.value: _aicc(math.fsum((v - mean_y) ** 2 for v in y), n, 1)
+    }
+    rates: dict[str, Interval] = {}
+    for name, f in _LAWS.items():
+        if name is GrowthLaw.logarithmic and any(v <= 0 for v in x):
+            continue
+        fx = [f(v) for v in x]
+        fit = stats.linregress(fx, y)
+        rss = math.fsum(
+            (yi - (fit.intercept + fit.slope * fi)) ** 2 for fi, yi in zip(fx, y, strict=True)
+        )
+        scores[name.value] = _aicc(float(rss), n, 2)
+        se = _finite(fit.stderr)
+        rates[name.value] = Interval(
+            estimate=float(fit.slope),
+            low=float(fit.slope) - t * se,
+            high=float(fit.slope) + t * se,
+            n=n,
+            df=n - 2,
+        )
+    claimed = scores[law.value]
+    rivals = {k: v for k, v in scores.items() if k != law.value}
+    best_rival = min(rivals.values())
+    numbers: dict[str, float | int | str | None] = {f"aicc_{k}": v for k, v in scores.items()}
+    numbers["n"] = n
+    rate_outcome = "holds"
+    if law.value in rates:
+        rate = rates[law.value]
+        numbers.update({"rate": rate.estimate, "rate_low": rate.low, "rate_high": rate.high})
+        if check.constant is not None:
+            c = check.constant.value
+            rate_outcome = _decide(
+                rate, _region(Comparator.eq, c, check.tolerance.margin(c), None, 0.0)
+            )
+    if claimed + AIC_MARGIN <= best_rival and rate_outcome == "holds":
+        rule, verdict = "G1", "verified"
+    elif best_rival + AIC_MARGIN <= claimed or rate_outcome == "fails":
+        rule, verdict = "G2", "falsified"
+    else:
+        rule, verdict = "G3", "inconclusive"
+    winner = min(scores, key=lambda k: scores[k])
+    return Evaluation(
+        verdict=verdict,
+        rule=rule,
+        rule_name=RULES[rule],
+        relation=check.relation,
+        description=check.describe(),
+        numbers=numbers,
+        bound=[b],
+        flags=["too_noisy"] if rule == "G3" else [],
+        test="least-squares fits of constant, logarithmic, linear, quadratic laws compared by AICc",
+        detail=f"best fit: {winner}; claimed: {law.value}",
+    )
+
+
+def _combine(check: Check, parts: list[Evaluation], bound: list[Bound]) -> Evaluation:
+    verdicts = [p.verdict for p in parts]
+    if "falsified" in verdicts:
+        rule, verdict = "A1", "falsified"
+    elif all(v == "verified" for v in verdicts):
+        rule, verdict = "A2", "verified"
+    elif all(v in {"verified", "toy"} for v in verdicts):
+        rule, verdict = "A3", "toy"
+    else:
+        rule, verdict = "A4", "inconclusive"
+    flags = sorted({f for p in parts for f in p.flags})
+    return Evaluation(
+        verdict=verdict,
+        rule=rule,
+        rule_name=RULES[rule],
+        relation=check.relation,
+        description=check.describe(),
+        parts=parts,
+        flags=flags,
+        bound=bound,
+        test="conjunction of the parts",
+        detail=", ".join(f"{p.at or p.relation.value}: {p.verdict}" for p in parts),
+    )
+
+
+def _label(x: X) -> str:
+    return x if isinstance(x, str) else f"{x:g}"
+
+
+def _sweep_points(check: Check, bound: Mapping[str, Bound]) -> list[X]:
+    xs: list[X] = []
+    for q in check.all_quantities():
+        b = bound.get(q.name)
+        for x, _ in b.points if b else []:
+            if x not in xs:
+                xs.append(x)
+    return xs
+
+
+def _quantified(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evaluation:
+    assert check.inner is not None
+    inner = check.inner
+    xs = _sweep_points(inner, bound)
+    used = [bound[q.name] for q in inner.all_quantities() if q.name in bound]
+    if not xs:
+        return _undecided(
+            check, "E1", "unbound", f"no sweep over {check.sweep or 'the variable'} was bound", used
+        )
+    parts: list[Evaluation] = []
+    for x in xs:
+        local: dict[str, Bound] = {}
+        for q in inner.all_quantities():
+            b = bound[q.name]
+            values = b.at(x) if b.points else b.seeds
+            local[q.name] = Bound(quantity=q.name, seeds=values, pointers=b.pointers)
+        if any(not v.seeds for v in local.values()):
+            missing = _undecided(inner, "E1", "unbound", f"nothing measured at {x}")
+            parts.append(missing.model_copy(update={"at": _label(x)}))
+            continue
+        parts.append(_evaluate(inner, local, confidence).model_copy(update={"at": _label(x)}))
+    verdicts = [p.verdict for p in parts]
+    flags = sorted({f for p in parts for f in p.flags})
+    if check.relation is Relation.for_all:
+        if "falsified" in verdicts:
+            rule, verdict = "U1", "falsified"
+            where = next(p.at for p in parts if p.verdict == "falsified")
+            detail = f"counterexample at {check.sweep or 'x'} = {where}"
+        elif all(v == "verified" for v in verdicts):
+            rule, verdict = ("U2", "toy") if check.unbounded else ("U3", "verified")
+            detail = f"holds at all {len(parts)} points"
+            if check.unbounded:
+                flags.append("finite_horizon")
+        else:
+            rule, verdict, detail = "U4", "inconclusive", "not decided at every point"
+    elif "verified" in verdicts:
+        rule, verdict = "X1", "verified"
+        where = next(p.at for p in parts if p.verdict == "verified")
+        detail = f"instance at {check.sweep or 'x'} = {where}"
+    else:
+        rule, verdict, detail = "X2", "inconclusive", f"none of {len(parts)} points verifies it"
+        flags.append("no_instance")
+    return Evaluation(
+        verdict=verdict,
+        rule=rule,
+        rule_name=RULES[rule],
+        relation=check.relation,
+        description=check.describe(),
+        parts=parts,
+        flags=sorted(set(flags)),
+        bound=used,
+        detail=detail,
+        test=f"inner check at each of {len(parts)} sweep points",
+    )
+
+
+def _evaluate(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evaluation:
+    r = check.relation
+    if r is Relation.human:
+        return _undecided(check, "E2", "needs_human", "only a person can judge this claim")
+    if r is Relation.all_of:
+        parts = [_evaluate(p, bound, confidence) for p in check.parts]
+        used = list({b.quantity: b for p in parts for b in p.bound}.values())
+        return _combine(check, parts, used)
+    if r in {Relation.for_all, Relation.exists}:
+        return _quantified(check, bound, confidence)
+    needed = [check.subject, *check.baselines]
+    missing = [n for n in needed if n not in bound or bound[n].empty]
+    if missing:
+        return _undecided(
+            check,
+            "E1",
+            "unbound",
+            f"no value bound for {', '.join(missing)}",
+            [bound[n] for n in needed if n in bound],
+        )
+    if r in {Relation.equal, Relation.bound}:
+        return _against_constant(check, bound, confidence)
+    if r in {Relation.difference, Relation.ratio, Relation.comparable}:
+        return _two_sided(check, bound, check.baselines[0], confidence)
+    if r is Relation.ordering:
+        return _ordering(check, bound, confidence)
+    if r is Relation.change:
+        return _change(check, bound, confidence)
+    if r is Relation.trend:
+        return _trend(check, bound, confidence)
+    return _growth(check, bound, confidence)
+
+
+def evaluate(
+    check: Check,
+    bound: Mapping[str, Bound] | Sequence[Bound],
+    *,
+    confidence: float = CONFIDENCE,
+    reduced_scale: bool = False,
+) -> Evaluation:
+    """Decide ``check`` on the values bound to its quantities (see the module docstring).
+
+    ``bound`` maps quantity names to their :class:`Bound` values (or lists them); a quantity
+    missing from it is unbound (rule E1). ``reduced_scale`` is the caller's finding that the run
+    was at reduced scale against ``check.scale`` (rule C1).
+    """
+    by_name = dict(bound) if isinstance(bound, Mapping) else {b.quantity: b for b in bound}
+    result = _evaluate(check, by_name, confidence)
+    if reduced_scale and result.verdict in {"verified", "falsified"}:
+        result = result.model_copy(
+            update={
+                "verdict": "toy",
+                "rule": "C1",
+                "rule_name": RULES["C1"],
+                "flags": sorted({*result.flags, "reduced_scale"}),
+                "detail": f"{result.detail}; at reduced scale the relation {result.verdict[:-1]}s "
+                "only a toy version of the claim",
+            }
+        )
+    return result.model_copy(update={"check": check})
+
+
+Evaluation.model_rebuild()

@@ -1,0 +1,452 @@
+"""The check: what to measure for a claim and the relation the paper asserts between measurements.
+
+A :class:`Check` names its **quantities** (each with a unit, a setting or dataset, and the exact
+metric key ``claims/<claim id>/<quantity>`` a logbook logs it under), one **relation** from
+:class:`Relation`, the metric's **direction** (higher or lower is better), a **tolerance**, and
+the **scale** the paper used. Every number in it is a :class:`Constant` that carries the text it
+was read from, so that :mod:`openrepro.checks.grounding` can verify it against the claim's
+verbatim quote. Conjunctions (``all_of``) and quantified statements (``for_all``, ``exists``)
+nest checks: ``parts`` holds the conjuncts, ``inner`` the statement quantified over a sweep.
+
+Checks are stored as JSON (:meth:`Check.to_json` / :meth:`Check.from_json`) with a format version
+(:data:`CHECK_FORMAT`) and a per-claim ``revision`` that grows with each edit.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from enum import Enum, StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from openrepro.claims.values import Scale
+from openrepro.errors import OpenReproError
+
+__all__ = [
+    "APPROX_DIFF_REL_TOL",
+    "APPROX_REL_TOL",
+    "CHECK_FORMAT",
+    "DEFAULT_REL_TOL",
+    "Check",
+    "CheckError",
+    "Comparator",
+    "Constant",
+    "Direction",
+    "GrowthLaw",
+    "Origin",
+    "Quantity",
+    "Relation",
+    "Tolerance",
+    "Trend",
+    "metric_key",
+]
+
+#: the stored JSON format of checks; a reader refuses formats it does not know
+CHECK_FORMAT = 1
+#: relative tolerance of a plainly stated number ("reaches 88.1%")
+DEFAULT_REL_TOL = 0.05
+#: relative tolerance of an approximate one ("about 8x", "roughly 5%", "~66.59%")
+APPROX_REL_TOL = 0.10
+#: relative tolerance of an approximate difference or ratio ("roughly 5% better", "about 8x")
+APPROX_DIFF_REL_TOL = 0.25
+
+_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+
+
+class CheckError(OpenReproError):
+    """A check is malformed, not grounded in its claim's quote, or cannot be read."""
+
+    exit_code = 2
+
+
+class Relation(StrEnum):
+    """What the paper asserts; :mod:`openrepro.checks.evaluate` documents how each is decided."""
+
+    equal = "equal"  # subject = constant, within the tolerance ("reaches 88.1%")
+    bound = "bound"  # subject <comparator> constant ("at least 90%", "below 0.75")
+    difference = "difference"  # subject - baseline <comparator> constant ("+2.3 BLEU over LoRA")
+    ratio = "ratio"  # subject / baseline <comparator> constant ("8x faster", "40% of memory")
+    ordering = "ordering"  # subject better than each baseline ("outperforms", "best among")
+    comparable = "comparable"  # subject = baseline within the tolerance ("similar memory")
+    change = "change"  # baseline (before) -> subject (after), "from 24.3 to 22.8"
+    trend = "trend"  # subject monotone over a swept variable ("increases with model size")
+    growth = "growth"  # subject grows by a law over a swept variable ("grows linearly")
+    for_all = "for_all"  # ``inner`` holds at every point of a sweep ("for all batch sizes")
+    exists = "exists"  # ``inner`` holds at some point of a sweep ("can incur")
+    all_of = "all_of"  # every one of ``parts`` holds
+    human = "human"  # only a person can judge it (images, prose); never decided by code
+
+
+class Comparator(StrEnum):
+    ge = "ge"
+    gt = "gt"
+    le = "le"
+    lt = "lt"
+    eq = "eq"  # within the tolerance
+    between = "between"  # constant <= value <= upper ("2-6% higher")
+
+
+class Direction(Enum):
+    higher = "higher"  # higher is better (accuracy, reward)
+    lower = "lower"  # lower is better (error, loss, memory, time)
+    none = "none"  # not a matter of better or worse, or not stated
+
+
+class Trend(StrEnum):
+    increasing = "increasing"
+    decreasing = "decreasing"
+
+
+class GrowthLaw(StrEnum):
+    constant = "constant"  # y = a
+    logarithmic = "logarithmic"  # y = a + b ln x
+    linear = "linear"  # y = a + b x
+    quadratic = "quadratic"  # y = a + b x^2
+    power = "power"  # y = a x^p (``constant`` is the exponent p when the paper states one)
+    sublinear = "sublinear"  # y = a x^p with p < 1
+
+
+class Origin(StrEnum):
+    rules = "rules"  # drafted by code from the quote (openrepro.checks.draft)
+    llm = "llm"  # drafted by a model through the constrained schema, validated by code
+    organizer = "organizer"  # written or edited by an organizer
+
+
+class Constant(BaseModel):
+    """A number of the check, with the text of the quote it was read from (``"~8x"`` -> 8)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    value: float
+    text: str = Field(min_length=1)
+
+
+class Tolerance(BaseModel):
+    """How close counts as equal: ``max(rel * |reference|, abs)``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    rel: float = Field(default=DEFAULT_REL_TOL, ge=0, le=1)
+    abs: float = Field(default=0.0, ge=0)
+
+    def margin(self, reference: float) -> float:
+        return max(self.rel * abs(reference), self.abs)
+
+
+def metric_key(claim_id: str, quantity: str) -> str:
+    """The exact metric key a logbook logs ``quantity`` of ``claim_id`` under."""
+    return f"claims/{claim_id}/{quantity}"
+
+
+class Quantity(BaseModel):
+    """One thing to measure. ``key`` is ``claims/<claim id>/<name>`` once the check belongs to a
+    claim (:meth:`Check.for_claim`); a logbook that logs under that key is bound exactly."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str  # a slug: lower case, digits, underscores ("apt_accuracy")
+    description: str = ""  # in words: "end-task accuracy of APT"
+    unit: str = ""  # "%", "x", "s", "GB", ...
+    setting: str = ""  # "T5, 60% sparsity"
+    dataset: str = ""
+    sweep: str = ""  # the swept variable when measured as a series ("model size")
+    key: str = ""
+
+    @model_validator(mode="after")
+    def _valid_name(self) -> Quantity:
+        if not _NAME.match(self.name):
+            raise ValueError(
+                f"quantity name {self.name!r} must be a slug (a-z, 0-9, _; starting with a letter)"
+            )
+        return self
+
+
+class Check(BaseModel):
+    """A typed, grounded check (see the module docstring). ``subject`` and ``baselines`` name
+    quantities of this node; ``constant`` (and ``upper`` for ``between``) are its numbers."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: int = CHECK_FORMAT
+    revision: int = Field(default=1, ge=1)
+    origin: Origin = Origin.rules
+    relation: Relation
+    quantities: list[Quantity] = Field(default_factory=list)
+    subject: str = ""
+    baselines: list[str] = Field(default_factory=list)
+    comparator: Comparator | None = None
+    constant: Constant | None = None
+    upper: Constant | None = None
+    #: a difference or ratio read in relative terms ("5% faster": (a - b) / |b|)
+    relative: bool = False
+    direction: Direction = Direction.none
+    tolerance: Tolerance = Field(default_factory=Tolerance)
+    trend: Trend | None = None
+    law: GrowthLaw | None = None
+    sweep: str = ""  # the swept variable (trend, growth, for_all, exists)
+    #: for_all: the sweep is open-ended ("for every k"), so a finite sweep can only be ``toy``
+    unbounded: bool = False
+    inner: Check | None = None
+    parts: list[Check] = Field(default_factory=list)
+    scale: Scale = Field(default_factory=Scale)
+    claim_id: str = ""
+    quote: str = ""  # the verbatim quote the constants are grounded in
+    rule: str = ""  # the drafting rule (or "llm", "organizer") that produced it
+    note: str = ""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Check:
+        problems = _problems(self)
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    # -- reading -------------------------------------------------------------------------
+
+    def quantity(self, name: str) -> Quantity:
+        for q in self.all_quantities():
+            if q.name == name:
+                return q
+        raise CheckError(f"check has no quantity {name!r}")
+
+    def all_quantities(self) -> list[Quantity]:
+        """Every quantity of this check and its nested checks, each once, in order."""
+        seen: dict[str, Quantity] = {}
+        for node in self.nodes():
+            for q in node.quantities:
+                seen.setdefault(q.name, q)
+        return list(seen.values())
+
+    def nodes(self) -> list[Check]:
+        """This check and every nested one, depth first."""
+        out: list[Check] = [self]
+        if self.inner is not None:
+            out += self.inner.nodes()
+        for part in self.parts:
+            out += part.nodes()
+        return out
+
+    def constants(self) -> list[Constant]:
+        return [c for node in self.nodes() for c in (node.constant, node.upper) if c is not None]
+
+    def for_claim(self, claim_id: str) -> Check:
+        """A copy that belongs to ``claim_id``: every quantity keyed ``claims/<id>/<name>``."""
+
+        def keyed(node: Check) -> Check:
+            return node.model_copy(
+                update={
+                    "claim_id": claim_id,
+                    "quantities": [
+                        q.model_copy(update={"key": metric_key(claim_id, q.name)})
+                        for q in node.quantities
+                    ],
+                    "inner": keyed(node.inner) if node.inner is not None else None,
+                    "parts": [keyed(p) for p in node.parts],
+                }
+            )
+
+        return keyed(self)
+
+    def revise(self, *, origin: Origin, note: str = "", **changes: Any) -> Check:
+        """The next revision of this check (an edit by an organizer, a redraft), validated."""
+        data = self.model_dump()
+        data.update(changes)
+        data.update({"revision": self.revision + 1, "origin": origin, "note": note or self.note})
+        try:
+            return Check.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "check"
+            raise CheckError(f"invalid check: {where}: {first['msg']}") from exc
+
+    # -- words ---------------------------------------------------------------------------
+
+    def describe(self) -> str:
+        """The check in words, e.g. ``apt_speed / lora_prune_speed >= 8 (within 5%)``."""
+        return _describe(self)
+
+    # -- storage -------------------------------------------------------------------------
+
+    def to_json(self) -> str:
+        return json.dumps(
+            self.model_dump(mode="json", exclude_defaults=True), sort_keys=True, ensure_ascii=False
+        )
+
+    @classmethod
+    def from_json(cls, text: str | dict[str, Any]) -> Check:
+        """A check from its stored JSON; a :class:`CheckError` names what is wrong."""
+        try:
+            data = json.loads(text) if isinstance(text, str) else dict(text)
+        except json.JSONDecodeError as exc:
+            raise CheckError(f"check is not JSON ({exc.msg})") from exc
+        if not isinstance(data, dict):
+            raise CheckError("check must be a JSON object")
+        version = data.get("format", CHECK_FORMAT)
+        if version != CHECK_FORMAT:
+            raise CheckError(
+                f"check format {version} is not known (this openrepro reads format {CHECK_FORMAT})"
+            )
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "check"
+            raise CheckError(f"invalid check: {where}: {first['msg']}") from exc
+
+
+_NEEDS_CONSTANT = {Relation.equal, Relation.bound, Relation.difference, Relation.ratio}
+_NEEDS_BASELINE = {
+    Relation.difference,
+    Relation.ratio,
+    Relation.ordering,
+    Relation.comparable,
+    Relation.change,
+}
+_LEAF = {
+    Relation.equal,
+    Relation.bound,
+    Relation.difference,
+    Relation.ratio,
+    Relation.ordering,
+    Relation.comparable,
+    Relation.change,
+    Relation.trend,
+    Relation.growth,
+}
+
+
+def _problems(check: Check) -> list[str]:
+    """What makes ``check`` inconsistent (empty when it is well formed)."""
+    r = check.relation
+    problems: list[str] = []
+    names = [q.name for q in check.quantities]
+    if len(set(names)) != len(names):
+        problems.append("quantity names must be unique")
+    if r in _LEAF:
+        if not check.subject:
+            problems.append(f"{r.value} needs a subject quantity")
+        for name in [check.subject, *check.baselines]:
+            if name and name not in names:
+                problems.append(f"{name!r} is not one of the check's quantities")
+        if r in _NEEDS_BASELINE and not check.baselines:
+            problems.append(f"{r.value} needs a baseline quantity")
+        if r in {Relation.equal, Relation.bound, Relation.trend, Relation.growth} and (
+            check.baselines
+        ):
+            problems.append(f"{r.value} compares a quantity with a constant, not a baseline")
+    if r in _NEEDS_CONSTANT and check.constant is None:
+        problems.append(f"{r.value} needs a constant")
+    if r is Relation.bound and check.comparator in {None, Comparator.eq}:
+        problems.append("bound needs a comparator: ge, gt, le, lt or between")
+    if check.comparator is Comparator.between and check.upper is None:
+        problems.append("between needs an upper constant")
+    if (
+        check.upper is not None
+        and check.comparator is not Comparator.between
+        and (r is not Relation.change)
+    ):
+        problems.append("upper is only for the between comparator and for change")
+    if r is Relation.change and (check.constant is None) != (check.upper is None):
+        problems.append("change states both numbers (from constant to upper) or neither")
+    if r is Relation.change and check.comparator is not None:
+        problems.append("change takes no comparator")
+    if r is Relation.change and check.constant is None and check.trend is None:
+        problems.append("change needs its two numbers or a direction (trend)")
+    if r is Relation.trend and check.trend is None:
+        problems.append("trend needs increasing or decreasing")
+    if r is Relation.growth and check.law is None:
+        problems.append("growth needs a law")
+    if r in {Relation.for_all, Relation.exists} and check.inner is None:
+        problems.append(f"{r.value} needs an inner check")
+    if r is not Relation.all_of and check.parts:
+        problems.append("only all_of has parts")
+    if r is Relation.all_of and len(check.parts) < 2:
+        problems.append("all_of needs at least two parts")
+    if r not in {Relation.for_all, Relation.exists} and check.inner is not None:
+        problems.append("only for_all and exists have an inner check")
+    return problems
+
+
+_OPS = {
+    Comparator.ge: ">=",
+    Comparator.gt: ">",
+    Comparator.le: "<=",
+    Comparator.lt: "<",
+    Comparator.eq: "=",
+    Comparator.between: "in",
+}
+
+
+def _number(check: Check) -> str:
+    if check.constant is None:
+        return "?"
+    if check.comparator is Comparator.between and check.upper is not None:
+        return f"[{check.constant.value:g}, {check.upper.value:g}]"
+    return f"{check.constant.value:g}"
+
+
+def _tol(check: Check) -> str:
+    t = check.tolerance
+    if t.abs and not t.rel:
+        return f" (within {t.abs:g})"
+    if t.rel:
+        return f" (within {t.rel:.0%})"
+    return ""
+
+
+def _describe(check: Check) -> str:
+    r, s = check.relation, check.subject
+    op = _OPS.get(check.comparator or Comparator.eq, "=")
+    base = ", ".join(check.baselines)
+    better = {"higher": "higher than", "lower": "lower than"}.get(
+        check.direction.value, "better than"
+    )
+    if r is Relation.equal:
+        return f"{s} = {_number(check)}{_tol(check)}"
+    if r is Relation.bound:
+        return f"{s} {op} {_number(check)}"
+    if r is Relation.difference:
+        kind = "relative difference" if check.relative else "difference"
+        return f"{kind} {s} - {base} {op} {_number(check)}{_tol(check)}"
+    if r is Relation.ratio:
+        return f"{s} / {base} {op} {_number(check)}{_tol(check)}"
+    if r is Relation.ordering:
+        word = {
+            Comparator.gt: "higher than",
+            Comparator.lt: "lower than",
+            Comparator.ge: "at least (within tolerance)",
+            Comparator.le: "at most (within tolerance)",
+        }.get(check.comparator or Comparator.gt, better)
+        return f"{s} {word} {base}"
+    if r is Relation.comparable:
+        return f"{s} comparable to {base}{_tol(check)}"
+    if r is Relation.change:
+        numbers = (
+            f" from {check.constant.value:g} to {check.upper.value:g}"
+            if check.constant and check.upper
+            else ""
+        )
+        return f"change {base} -> {s}{numbers}"
+    if r is Relation.trend:
+        return f"{s} {check.trend.value if check.trend else '?'} in {check.sweep or 'the sweep'}"
+    if r is Relation.growth:
+        law = check.law.value if check.law else "?"
+        rate = f" (rate {check.constant.value:g})" if check.constant else ""
+        return f"{s} grows {law}{rate} in {check.sweep or 'the sweep'}"
+    if r is Relation.for_all:
+        inner = _describe(check.inner) if check.inner else "?"
+        return (
+            f"for every {check.sweep or 'point'}{' (open-ended)' if check.unbounded else ''}: "
+            + inner
+        )
+    if r is Relation.exists:
+        inner = _describe(check.inner) if check.inner else "?"
+        return f"for some {check.sweep or 'point'}: {inner}"
+    if r is Relation.all_of:
+        return " and ".join(f"({_describe(p)})" for p in check.parts)
+    return f"human judgement: {check.note or check.quote}"
+
+
+Check.model_rebuild()

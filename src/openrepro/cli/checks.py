@@ -1,0 +1,127 @@
+"""`openrepro claims eval` and `openrepro claims check ...`: draft claims' checks and measure the
+drafters against labelled checks.
+
+``claims check draft`` works on a quote given on the command line (no challenge needed); the
+stored checks (``claims check show | set | edit | rm``) come with the store's check table.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+
+from openrepro.checks import Draft, draft_check, draft_with_fallback
+from openrepro.checks.eval import DrafterReport, evaluate_drafter, read_check_labels, render_report
+from openrepro.cli._common import (
+    FormatOption,
+    OutputFormat,
+    console,
+    err_console,
+    open_from,
+    print_json,
+)
+from openrepro.config import Settings
+from openrepro.errors import ChallengeNotFoundError
+from openrepro.llm import LLMClient, open_client
+
+__all__ = ["check_app", "register"]
+
+check_app = typer.Typer(help="Draft and inspect claims' checks.", no_args_is_help=True)
+
+LLMOption = typer.Option(
+    False,
+    "--llm",
+    help="Let the configured model draft where no rule applies (rules first; the model's draft "
+    "is validated and grounded by code).",
+)
+
+
+def _client(ctx: typer.Context) -> LLMClient:
+    """The challenge's model (with its cache) when run inside a challenge, else the default
+    (embedded) model without a cache."""
+    try:
+        challenge = open_from(ctx)
+        client = open_client(challenge.settings, challenge.store)
+    except ChallengeNotFoundError:
+        client = open_client(Settings(name="checks"))
+    ctx.call_on_close(client.close)
+    return client
+
+
+def _print_draft(draft: Draft) -> None:
+    if draft.check is None:
+        err_console.print(f"no check: {escape(draft.reason)}")
+        return
+    check = draft.check
+    console.print(f"[bold]{check.relation.value}[/] ({check.origin.value}, rule {draft.rule})")
+    console.print(escape(check.describe()))
+    for q in check.all_quantities():
+        console.print(f"  quantity {escape(q.name)}" + (f" key {escape(q.key)}" if q.key else ""))
+    for constant in check.constants():
+        console.print(f'  constant {constant.value:g} from "{escape(constant.text)}"')
+
+
+@check_app.command("draft")
+def draft(
+    ctx: typer.Context,
+    quote: str = typer.Option(..., "--quote", "--text", help="The claim's verbatim quote."),
+    claim_id: str = typer.Option("", "--claim", help="Claim id, for the quantities' keys."),
+    llm: bool = LLMOption,
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """Draft a check for one quote (rules; with --llm the model where no rule applies)."""
+    client = _client(ctx) if llm else None
+    result = draft_with_fallback(quote, client, claim_id=claim_id)
+    if fmt is OutputFormat.json:
+        print_json(result)
+    else:
+        _print_draft(result)
+    if result.check is None:
+        raise typer.Exit(1)
+
+
+def claims_eval(
+    ctx: typer.Context,
+    labels: Path = typer.Argument(..., help="Labelled checks, JSON Lines (see docs/checks.md)."),
+    llm: bool = LLMOption,
+    limit: int = typer.Option(0, "--limit", help="Only the first N labels (0: all).", min=0),
+    cases: bool = typer.Option(False, "--cases", help="List the wrong and undrafted cases."),
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """Measure the check drafters against labelled checks: coverage, accuracy, confusion."""
+    rows = read_check_labels(labels)
+    if limit:
+        rows = rows[:limit]
+    reports: list[DrafterReport] = [evaluate_drafter(rows, draft_check, name="rules")]
+    if llm:
+        client = _client(ctx)
+        reports.append(
+            evaluate_drafter(
+                rows, lambda quote: draft_with_fallback(quote, client), name="rules+llm"
+            )
+        )
+        err_console.print(
+            f"LLM usage: {client.usage.calls} calls, {client.usage.cached} cached, "
+            f"{client.usage.prompt_tokens} prompt + {client.usage.completion_tokens} completion "
+            f"tokens, {client.usage.seconds:.1f}s in the model"
+        )
+    if fmt is OutputFormat.json:
+        print_json(reports)
+        return
+    for report in reports:
+        console.print(escape(render_report(report)))
+        if cases:
+            for case in report.cases:
+                if case.drafted == "none" or not case.relation_ok:
+                    console.print(
+                        f"  {escape(case.id)}: gold {case.gold}, drafted {case.drafted} "
+                        f"{escape(case.description or case.reason)}"
+                    )
+
+
+def register(claims_app: typer.Typer) -> None:
+    """Add `eval` and the `check` group to the `claims` command."""
+    claims_app.command("eval")(claims_eval)
+    claims_app.add_typer(check_app, name="check")

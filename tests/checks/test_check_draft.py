@@ -1,0 +1,152 @@
+"""The rule drafter: common phrasings become grounded checks; vague ones get none."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from openrepro.checks import (
+    Check,
+    Comparator,
+    Direction,
+    GrowthLaw,
+    Origin,
+    Relation,
+    Trend,
+    draft_check,
+    grounding_problems,
+)
+
+
+def _check(quote: str) -> Check:
+    draft = draft_check(quote)
+    assert draft.check is not None, draft.reason
+    assert draft.check.origin is Origin.rules and draft.rule
+    assert grounding_problems(draft.check, quote) == []
+    return draft.check
+
+
+def test_roughly_5_percent_better_is_a_difference_against_the_baseline_not_60() -> None:
+    check = _check(
+        "The recorded metrics show that when pruning T5 under 60% sparsity, APT has roughly 5% "
+        "better end-task performance on average than the LoRA+Prune baseline"
+    )
+    assert check.relation is Relation.difference
+    assert check.baselines == ["lora_prune_baseline"] and check.subject == "apt"
+    assert [c.text for c in check.constants()] == ["5%"]  # 60% is the setting, not a value
+    assert check.comparator is Comparator.eq and check.tolerance.rel > 0.05
+
+
+def test_8x_faster_reads_as_at_least_8_and_about_8x_as_equal() -> None:
+    plain = _check("Sparse attention is 8x faster than dense attention at length 8192.")
+    assert (plain.relation, plain.comparator) == (Relation.ratio, Comparator.ge)
+    assert plain.constant is not None and plain.constant.value == 8
+    about = _check("APT converged about 8x faster than the LoRA+Prune baseline")
+    assert (about.relation, about.comparator) == (Relation.ratio, Comparator.eq)
+    assert about.direction is Direction.higher
+
+
+@pytest.mark.parametrize(
+    ("quote", "comparator", "value"),
+    [
+        ("Our method reaches at least 90% accuracy on CIFAR-10.", Comparator.ge, 90),
+        ("Using the Simformer, the C2ST performance is below 0.75", Comparator.lt, 0.75),
+        ("The parameters have a cosine similarity score greater than 0.99.", Comparator.gt, 0.99),
+        ("The performance of PPO for all batch sizes was no greater than 20.", Comparator.le, 20),
+    ],
+)
+def test_bounds(quote: str, comparator: Comparator, value: float) -> None:
+    check = _check(quote)
+    leaf = check.inner if check.relation is Relation.for_all else check
+    assert leaf is not None and leaf.relation is Relation.bound
+    assert leaf.comparator is comparator and leaf.constant is not None
+    assert leaf.constant.value == value and leaf.tolerance.rel == 0
+
+
+def test_reported_numbers_are_equalities_and_several_make_a_conjunction() -> None:
+    one = _check("The baseline model achieves an accuracy of ~66.59% on StrategyQA.")
+    assert one.relation is Relation.equal and one.constant is not None
+    assert one.constant.value == 66.59
+    two = _check("The MLM-based adapter achieves 61.52% (0.1B) and 60.41% (0.3B) accuracy.")
+    assert two.relation is Relation.all_of
+    assert [c.value for c in two.constants()] == [61.52, 60.41]  # 0.1B and 0.3B are sizes
+
+
+def test_orderings_follow_the_metrics_direction() -> None:
+    higher = _check("FOA has a higher average accuracy score than all other methods.")
+    assert (higher.relation, higher.comparator) == (Relation.ordering, Comparator.gt)
+    assert higher.baselines == ["other_methods"]
+    lower = _check("FOA outperforms TENT in ECE.")
+    assert lower.direction is Direction.lower and lower.comparator is Comparator.lt
+    plural = _check("TENT, CoTTA, and SAR have higher average accuracy than LAME.")
+    assert plural.relation is Relation.all_of and len(plural.parts) == 3
+    assert len(plural.all_quantities()) == 4  # three subjects, one shared baseline
+    at_least = _check("FOA achieves accuracy comparable to or better than SAR.")
+    assert at_least.comparator is Comparator.ge
+
+
+def test_comparability_change_trend_growth() -> None:
+    similar = _check("APT has similar task accuracy to Prune+Distill.")
+    assert similar.relation is Relation.comparable
+    change = _check("Fine-tuning reduces perplexity from 24.3 to 22.8 on WikiText-103.")
+    assert change.relation is Relation.change and change.direction is Direction.lower
+    assert change.constant is not None and change.upper is not None
+    assert (change.constant.value, change.upper.value) == (24.3, 22.8)
+    slope = _check(
+        "The slope of the line of best fit between A (y-axis) and B (x-axis) is positive."
+    )
+    assert (slope.relation, slope.trend) == (Relation.trend, Trend.increasing)
+    grows = _check("The trainable parameter count of CompoNet grows linearly.")
+    assert (grows.relation, grows.law) == (Relation.growth, GrowthLaw.linear)
+    assert _check("A sublinear growth in parameters is observed for SEMA.").law is (
+        GrowthLaw.sublinear
+    )
+
+
+def test_universal_and_existential_statements() -> None:
+    every = _check("For every k, the error is below 0.1.")
+    assert every.relation is Relation.for_all and every.unbounded
+    datasets = _check("LBCS outperforms all other methods across all tested datasets")
+    assert datasets.relation is Relation.for_all and not datasets.unbounded
+    assert datasets.inner is not None and datasets.inner.relation is Relation.ordering
+    some = _check("For some step sizes, the method can diverge with a loss above 100.")
+    assert some.relation is Relation.exists
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        "The ground truth parameter is usually within regions of high posterior probability",
+        "SMM yields higher accuracy than all other methods on almost all datasets",
+        "The images generated by DDPM-PA are clear, but fail to capture the style.",
+        "BC achieves the second highest average return compared to all other methods",
+        "",
+    ],
+)
+def test_vague_or_unsupported_phrasings_get_no_check(quote: str) -> None:
+    draft = draft_check(quote)
+    assert draft.check is None and draft.reason
+
+
+def test_claim_id_keys_the_quantities() -> None:
+    draft = draft_check("FOA has lower accuracy than TENT.", claim_id="p9/C3")
+    assert draft.check is not None
+    assert {q.key for q in draft.check.all_quantities()} == {
+        "claims/p9/C3/foa",
+        "claims/p9/C3/tent",
+    }
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from(list("abc xyz0123456789.,;%x~<>()-+=^eE")), max_size=160)
+    | st.text(max_size=160)
+    | st.sampled_from(["at least 90%", "about 8x faster than B", "from 1 to 2", "below 0.75"])
+)
+def test_any_text_gives_a_grounded_check_or_a_reason(quote: str) -> None:
+    draft = draft_check(quote)
+    if draft.check is None:
+        assert draft.reason
+    else:
+        assert grounding_problems(draft.check, quote) == []

@@ -1,0 +1,69 @@
+"""The drafter measured on the labelled claims (tests/data/check_labels.jsonl)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from openrepro.checks import CheckError, Draft, Relation, draft_check
+from openrepro.checks.eval import evaluate_drafter, read_check_labels, render_report
+
+LABELS = Path(__file__).parent.parent / "data" / "check_labels.jsonl"
+
+
+def test_the_labelled_set_is_large_and_mostly_from_paperbench() -> None:
+    labels = read_check_labels(LABELS)
+    assert len(labels) >= 150
+    assert len({label.id for label in labels}) == len(labels)
+    paperbench = [label for label in labels if label.source.startswith("paperbench/")]
+    assert len(paperbench) > len(labels) / 2
+    assert {label.relation for label in labels} == set(Relation)  # every relation is labelled
+
+
+def test_rules_meet_the_coverage_and_relation_accuracy_targets() -> None:
+    labels = read_check_labels(LABELS)
+    report = evaluate_drafter(labels, draft_check)
+    drafted = [c for c in report.cases if c.drafted != "none"]
+    # the figures are computed from the cases, not taken on trust
+    assert report.drafted == len(drafted)
+    assert report.coverage == round(len(drafted) / len(labels), 4)
+    assert report.relation_accuracy == round(sum(c.relation_ok for c in drafted) / len(drafted), 4)
+    assert report.coverage >= 0.60, render_report(report)
+    assert report.relation_accuracy >= 0.85, render_report(report)
+    assert sum(sum(row.values()) for row in report.confusion.values()) == len(labels)
+    human = next(s for s in report.per_relation if s.relation == "human")
+    assert human.drafted <= human.labels // 5  # vague claims mostly get no check
+
+
+def test_a_drafter_that_always_guesses_equality_scores_badly() -> None:
+    labels = read_check_labels(LABELS)
+
+    def guess(quote: str) -> Draft:
+        draft = draft_check("The model reaches 1.0 accuracy.")
+        return draft
+
+    report = evaluate_drafter(labels, guess, name="guess")
+    assert report.coverage == 1.0
+    assert report.relation_accuracy < 0.2  # the score can fail
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("{not json", "line 2: not JSON"),
+        (
+            json.dumps({"id": "x", "quote": "q", "relation": "nonsense", "quantities": 1}),
+            "line 2: relation",
+        ),
+        (json.dumps({"id": "x", "quote": "q", "relation": "equal"}), "line 2: quantities"),
+    ],
+)
+def test_bad_label_files_name_the_line(tmp_path: Path, line: str, problem: str) -> None:
+    path = tmp_path / "labels.jsonl"
+    path.write_text("# a comment\n" + line + "\n", encoding="utf-8")
+    with pytest.raises(CheckError, match=problem):
+        read_check_labels(path)
+    with pytest.raises(CheckError, match="cannot read"):
+        read_check_labels(tmp_path / "missing.jsonl")
