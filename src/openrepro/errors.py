@@ -8,7 +8,7 @@ unless it says otherwise.
 | error | exit | HTTP |
 | --- | --- | --- |
 | OpenReproError (and any subclass not below, e.g. LabelError) | 1 | 400 |
-| ConfigError, ChallengeNotFoundError, ClaimError, WorkspaceExistsError | 2 | 400 |
+| ConfigError, ChallengeNotFoundError, ClaimError, CheckError, WorkspaceExistsError | 2 | 400 |
 | LLMAuthError | 2 | 502 |
 | LLMError, LLMUnavailableError, LLMOutputError | 1 | 502 |
 | LogbookError, UnsafeArchiveError | 2 | 422 |
@@ -30,6 +30,7 @@ __all__ = [
     "BudgetError",
     "ChallengeExistsError",
     "ChallengeNotFoundError",
+    "CheckError",
     "ClaimError",
     "ConfigError",
     "EngineError",
@@ -184,6 +185,12 @@ class JobError(OpenReproError):
 
 class ClaimError(OpenReproError):
     """A claim change was refused (ungrounded quote, unknown kind, nothing to change)."""
+
+    exit_code = 2
+
+
+class CheckError(OpenReproError):
+    """A claim's check is malformed, not grounded in its claim's quote, or cannot be read."""
 
     exit_code = 2
 

@@ -6,7 +6,6 @@ import pytest
 
 from openrepro.checks import (
     Check,
-    CheckError,
     Comparator,
     Constant,
     Quantity,
@@ -16,6 +15,7 @@ from openrepro.checks import (
     require_grounded,
 )
 from openrepro.claims.values import find_numbers
+from openrepro.errors import CheckError
 
 QUOTE = "APT converged about 8x faster than LoRA+Prune at 60% sparsity, reaching a ﬁnal 1.01e4."
 

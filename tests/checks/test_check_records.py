@@ -9,7 +9,6 @@ import pytest
 from openrepro.checks import (
     CHECK_FORMAT,
     Check,
-    CheckError,
     Comparator,
     Constant,
     Origin,
@@ -18,6 +17,7 @@ from openrepro.checks import (
     Tolerance,
     metric_key,
 )
+from openrepro.errors import CheckError
 
 
 def _ratio() -> Check:

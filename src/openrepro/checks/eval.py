@@ -29,8 +29,9 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from openrepro.checks.draft import Draft
-from openrepro.checks.records import Check, CheckError, Direction, Relation
+from openrepro.checks.records import Check, Direction, Relation
 from openrepro.claims.values import find_numbers
+from openrepro.errors import CheckError
 
 __all__ = [
     "CheckLabel",

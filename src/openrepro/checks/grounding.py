@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import math
 
-from openrepro.checks.records import Check, CheckError, Constant
+from openrepro.checks.records import Check, Constant
 from openrepro.claims.text import normalize_with_map
 from openrepro.claims.values import find_numbers
+from openrepro.errors import CheckError
 
 __all__ = ["grounding_problems", "is_grounded_constant", "require_grounded"]
 

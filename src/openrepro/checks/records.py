@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from openrepro.claims.values import Scale
-from openrepro.errors import OpenReproError
+from openrepro.errors import CheckError
 
 __all__ = [
     "APPROX_DIFF_REL_TOL",
@@ -30,7 +30,6 @@ __all__ = [
     "CHECK_FORMAT",
     "DEFAULT_REL_TOL",
     "Check",
-    "CheckError",
     "Comparator",
     "Constant",
     "Direction",
@@ -53,12 +52,6 @@ APPROX_REL_TOL = 0.10
 APPROX_DIFF_REL_TOL = 0.25
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
-
-
-class CheckError(OpenReproError):
-    """A check is malformed, not grounded in its claim's quote, or cannot be read."""
-
-    exit_code = 2
 
 
 class Relation(StrEnum):
