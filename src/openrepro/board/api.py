@@ -34,6 +34,7 @@ from openrepro.identity import (
 )
 from openrepro.logbooks.submit import SubmitReport, submit_logbook
 from openrepro.outcomes import OverrideResult, Stats, compute_stats, override_verdict
+from openrepro.papers import MAX_QUERY_CHARS, search_terms
 from openrepro.workspace import WorkspacePayload, workspace_payload
 
 if TYPE_CHECKING:
@@ -98,7 +99,13 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
         status: Annotated[
             str, Query(description="Filter: " + ", ".join(board_data.PAPER_FILTERS))
         ] = "all",
-        q: Annotated[str, Query(description="Full-text search over title, abstract, text")] = "",
+        q: Annotated[
+            str,
+            Query(
+                max_length=MAX_QUERY_CHARS,
+                description="Full-text search over title, abstract, text (words AND-ed)",
+            ),
+        ] = "",
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
         offset: Annotated[int, Query(ge=0)] = 0,
     ) -> PaperList:
@@ -107,7 +114,9 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
         def build() -> list[board_data.PaperRow]:
             return board_data.paper_rows(ctx, status=status, query=q)
 
-        rows = cache.value(f"api:papers?{status}&{q}", build) if cache else build()
+        rows = (
+            cache.value(f"api:papers?{status}", build) if cache and not search_terms(q) else build()
+        )
         return PaperList(total=len(rows), offset=offset, limit=limit,
                          papers=rows[offset : offset + limit])  # fmt: skip
 

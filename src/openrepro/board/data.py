@@ -279,7 +279,7 @@ def paper_rows(
     chosen = [o for o in rows if _matches(o, status, pending)]
     if query.strip():
         with ctx.store.session() as session:
-            hits = search_papers(session, ctx.challenge_id, query, limit=500)
+            hits = search_papers(session, ctx.challenge_id, query, limit=500, snippets=False)
         order = {hit.venue_id: i for i, hit in enumerate(hits)}
         chosen = sorted((o for o in chosen if o.paper in order), key=lambda o: order[o.paper])
     else:

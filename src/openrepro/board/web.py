@@ -37,6 +37,7 @@ from openrepro.logbooks.render import IMAGE_EXTENSIONS, render_logbook
 from openrepro.logbooks.service import load_logbook
 from openrepro.logbooks.submit import blob_path
 from openrepro.outreach import author_responses
+from openrepro.papers import search_terms
 from openrepro.store import Challenge, Claim, ClaimEdit, Logbook, Paper, Verdict, VerdictEdit
 
 T = TypeVar("T")
@@ -226,7 +227,9 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
                 query=q, page=min(max(page, 1), pages), pages=pages,
             )  # fmt: skip
 
-        return await html(f"papers?{status}&{q}&{page}", build)
+        if search_terms(q):  # a search is bounded, not cached: unique queries would fill the cache
+            return HTMLResponse(await run_in_threadpool(build))
+        return await html(f"papers?{status}&{page}", build)
 
     @app.get("/papers/{venue_id:path}", response_class=HTMLResponse, include_in_schema=False)
     async def paper(venue_id: str) -> HTMLResponse:

@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 Role = Literal["participant", "organizer"]
-_HANDLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
+_HANDLE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}")  # used with fullmatch: no "\n" at end
 TOKEN_PREFIX = "orp_"
 
 
@@ -116,9 +116,10 @@ def register(
 
     Anyone may register themselves as a participant; only an organizer creates organizers. A
     handle that already exists keeps its row (and its logbooks) and gets a fresh token only when
-    an organizer asks; otherwise registering an existing handle is refused.
+    an organizer asks; otherwise registering an existing handle is refused, whether or not it
+    has a token yet (an organizer may have submitted for it with ``submit --as``).
     """
-    if not _HANDLE.match(handle):
+    if not _HANDLE.fullmatch(handle):
         raise ConfigError(
             f"invalid handle {handle!r}: letters, digits, '.', '_' or '-' (max 96 characters)"
         )
@@ -128,7 +129,7 @@ def register(
     with ctx.store.session() as session:
         ensure_writable(ctx, session)
         row = _find(session, ctx, handle)
-        if row is not None and row.token_hash is not None and not actor.is_organizer:
+        if row is not None and not actor.is_organizer:
             raise PermissionDeniedError(f"handle {handle!r} is already registered")
         if row is None:
             row = Participant(challenge_id=ctx.challenge_id, handle=handle)
