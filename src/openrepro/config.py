@@ -121,6 +121,12 @@ class Settings(BaseModel):
     archive_max_members: int = Field(
         default=5000, ge=1, description="Most files and folders an archive may hold."
     )
+    participant_max_bytes: int = Field(
+        default=4 * 1024 * 1024 * 1024,
+        ge=1,
+        description="Most bytes one participant's logbooks (records and files, every revision) "
+        "may keep on the board; a submission past it is refused.",
+    )
 
     # -- board, identity, outcomes (issue: board) --
     public_url: str = Field(
