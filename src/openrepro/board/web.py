@@ -27,6 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from openrepro import __version__
 from openrepro.board import data as board_data
+from openrepro.board.guard import RequestGuard
 from openrepro.board.pages import BOARD_CSP, Renderer, WebUrls, home_charts, page_slice
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import NotFoundError, OpenReproError
@@ -190,6 +191,7 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
     app.state.cache = cache
     url = WebUrls()
 
+    app.add_middleware(RequestGuard, ctx=ctx)  # body caps and timeouts before any route
     app.add_middleware(SecurityHeaders)
 
     @app.exception_handler(OpenReproError)
