@@ -122,6 +122,7 @@ def _downloaded(space_id: str, ctx: ChallengeContext) -> Iterator[Path]:
             Path(parent) / "space",
             max_bytes=ctx.settings.archive_max_bytes,
             max_files=ctx.settings.archive_max_members,
+            token=False,  # never the server's token: a submitted Space must be public
         )
 
 
