@@ -24,7 +24,10 @@ from openrepro.identity import (
     Actor,
     ParticipantView,
     Registration,
+    approve,
     authenticate,
+    confirm_team,
+    create_invite,
     ensure_writable,
     get_participant,
     register,
@@ -58,6 +61,16 @@ class RegisterRequest(BaseModel):
     team: str | None = None
     email: str | None = None
     role: Literal["participant", "organizer"] = "participant"
+    invite: str | None = Field(default=None, description="Invite code (registration `invite`).")
+
+
+class InviteRequest(BaseModel):
+    uses: int = Field(default=1, ge=1, le=10_000)
+    note: str = ""
+
+
+class InviteResponse(BaseModel):
+    code: str  # shown once; only its hash is stored
 
 
 class OverrideRequest(BaseModel):
@@ -149,7 +162,25 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
     def register_participant(body: RegisterRequest, who: Actor = who_dep) -> Registration:
         """Register a handle and get an API token (shown once; only its hash is stored)."""
         return register(ctx, body.handle, role=body.role, name=body.name, team=body.team,
-                        email=body.email, actor=who)  # fmt: skip
+                        email=body.email, actor=who, invite=body.invite)  # fmt: skip
+
+    @router.post("/participants/{handle}/approve", response_model=ParticipantView,
+                 tags=["organizers"])  # fmt: skip
+    def approve_participant(handle: str, who: Actor = who_dep) -> ParticipantView:
+        """Organizers: approve a pending registration (registration `approval`)."""
+        return approve(ctx, handle, actor=who)
+
+    @router.post("/participants/{handle}/confirm-team", response_model=ParticipantView,
+                 tags=["participants"])  # fmt: skip
+    def confirm_team_member(handle: str, who: Actor = who_dep) -> ParticipantView:
+        """Confirm a participant's membership of the team they named: a confirmed member of
+        that team or an organizer. Until then they count alone in consensus."""
+        return confirm_team(ctx, handle, actor=who)
+
+    @router.post("/invites", response_model=InviteResponse, status_code=201, tags=["organizers"])
+    def invite(body: InviteRequest, who: Actor = who_dep) -> InviteResponse:
+        """Organizers: a new invite code (registration `invite`), shown once."""
+        return InviteResponse(code=create_invite(ctx, uses=body.uses, note=body.note, actor=who))
 
     @router.get("/participants/{handle}", response_model=ParticipantView, tags=["participants"])
     def participant(handle: str) -> ParticipantView:

@@ -376,6 +376,7 @@ class ParticipantData(BaseModel):
     team: str | None
     role: str
     logbooks: list[LogbookSummary]
+    team_confirmed: bool = False
     verdicts: list[VerdictCell]
     credit: int = 0
     verified: int = 0
@@ -396,10 +397,11 @@ def participant_data(
             raise NotFoundError(f"no participant {handle!r}")
         books = list_logbooks(session, ctx.challenge_id, participant=handle)
         pid, name, team, role = person.id, person.name, person.team, person.role
+        confirmed = bool(person.team and person.team_confirmed)
     stats = stats or compute_stats(ctx, public=True)
     mine = next((c for c in stats.credit if c.handle == handle), None)
     return ParticipantData(
-        handle=handle, name=name, team=team, role=role, logbooks=books,
+        handle=handle, name=name, team=team, role=role, logbooks=books, team_confirmed=confirmed,
         verdicts=verdict_cells(ctx, participant_id=pid),
         credit=mine.credit if mine else 0, verified=mine.verified if mine else 0,
         falsified=mine.falsified if mine else 0, jobs=_jobs_of(ctx, handle),

@@ -72,7 +72,8 @@ def current_verdicts_sql(hide: bool, restrict: str = "") -> str:
     ),
     eff AS (
         SELECT v.id AS verdict_id, v.claim_id, v.logbook_id, l.paper_id, l.participant_id,
-               COALESCE(pt.team, pt.handle) AS grp, v.provenance,
+               CASE WHEN pt.team IS NOT NULL AND pt.team_confirmed THEN 'team:' || pt.team
+                    ELSE 'participant:' || pt.handle END AS grp, v.provenance,
                CASE WHEN e.id IS NOT NULL THEN 1 ELSE 0 END AS edited,
                CASE
                  WHEN e.id IS NOT NULL THEN e.new_value
