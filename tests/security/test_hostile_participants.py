@@ -5,20 +5,24 @@ refused or bounded; SQLite and PostgreSQL through the ``challenge`` fixture.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from board_fixtures import tarball
 from fastapi.testclient import TestClient
 from sqlalchemy import event
 from test_bundle import make_bundle
 
 from openrepro.board import create_app
 from openrepro.challenge import ChallengeContext
-from openrepro.errors import ConfigError, PermissionDeniedError
+from openrepro.errors import ConfigError, LogbookError, PermissionDeniedError
 from openrepro.identity import Actor, register
+from openrepro.logbooks.service import load_logbook
 from openrepro.logbooks.submit import submit_logbook
 from openrepro.papers import search_papers, search_terms
 from openrepro.papers import service as paper_service
@@ -147,3 +151,84 @@ def test_handles_with_trailing_newlines_are_refused(
     client = TestClient(create_app(challenge, cache_seconds=0))
     reply = client.post(f"{API}/participants", json={"handle": handle})
     assert reply.status_code == 400, (handle, reply.text)
+
+
+# --- low: odd inputs are clear errors, not 500s; files only as what they are -----------------
+
+
+@pytest.fixture
+def stored(papers_ctx: ChallengeContext, tmp_path: Path) -> tuple[TestClient, str, int]:
+    """A board with one submitted bundle; its client, mallory's token and the logbook id."""
+    report = submit_logbook(papers_ctx, make_bundle(tmp_path / "b"), handle="ada")
+    token = register(papers_ctx, "mallory").token
+    return TestClient(create_app(papers_ctx, cache_seconds=0)), token, report.logbook_id
+
+
+def test_huge_ids_are_422_not_500(stored: tuple[TestClient, str, int]) -> None:
+    client, token, _ = stored
+    big = 2**63
+    for url in (f"/logbooks/{big}", f"/logbooks/{big}/content", f"{API}/logbooks/{big}",
+                f"{API}/verdicts?logbook={big}", f"/papers?page={10**30}"):  # fmt: skip
+        assert client.get(url).status_code == 422, url
+    reply = client.post(f"{API}/verdicts/{big}/override", json={"value": "verified", "reason": "x"},
+                        headers={"Authorization": f"Bearer {token}"})  # fmt: skip
+    assert reply.status_code == 422
+
+
+def test_odd_upload_names_and_page_files_are_clear_errors(
+    stored: tuple[TestClient, str, int], papers_ctx: ChallengeContext, tmp_path: Path
+) -> None:
+    client, token, _ = stored
+    auth = {"Authorization": f"Bearer {token}"}
+    archive = tarball(make_bundle(tmp_path / "n"), tmp_path / "n.tar.gz")
+    with archive.open("rb") as fh:
+        reply = client.post(f"{API}/logbooks", headers=auth,
+                            files={"file": ("a" * 300 + ".tar.gz", fh)})  # fmt: skip
+    assert reply.status_code == 422 and "at most 200" in reply.json()["error"]["message"]
+    folder = tmp_path / "t" / "project"
+    pages = folder / ".trackio" / "logbook" / "pages"
+    pages.mkdir(parents=True)
+    (pages / "index.md").write_text("# notes\n", encoding="utf-8")
+    manifest = {"schema_version": 2, "paper": "p1",
+                "root": {"slug": "index", "title": "x", "file": "pages/index\x00.md"}}  # fmt: skip
+    (pages.parent / "logbook.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(LogbookError, match="must stay in the logbook"):
+        submit_logbook(papers_ctx, folder, handle="mallory")
+    bundle = make_bundle(tmp_path / "nul", artifacts=[{"path": "fig\x00.png"}])
+    with pytest.raises(LogbookError, match="must be relative and stay in the logbook"):
+        submit_logbook(papers_ctx, bundle, handle="mallory")
+    tgz = tarball(folder.parent, tmp_path / "t.tar.gz")
+    with tgz.open("rb") as fh:
+        reply = client.post(f"{API}/logbooks", headers=auth, files={"file": ("t.tar.gz", fh)})
+    assert reply.status_code == 422, reply.text
+
+
+def test_files_are_served_only_as_the_images_they_are(
+    stored: tuple[TestClient, str, int], papers_ctx: ChallengeContext
+) -> None:
+    client, _, logbook_id = stored
+    with papers_ctx.store.session() as session:
+        record = load_logbook(session, papers_ctx.challenge_id, logbook_id)
+    by_path = {f.path: f.sha256 for f in record.files}
+    figure = client.get(f"/files/{by_path['fig.png']}.png")
+    assert figure.status_code == 200 and figure.headers["content-type"] == "image/png"
+    # a script, a log and a JSON file are stored too, but are not images
+    for path in ("train.py", "logs/seed0.txt", "results/seed0.json"):
+        for suffix in (".png", ".jpg", ".gif", ".webp"):
+            assert client.get(f"/files/{by_path[path]}{suffix}").status_code == 404, path
+    assert client.get(f"/files/{by_path['fig.png']}.jpg").status_code == 404  # not a JPEG
+
+
+def test_api_docs_load_pinned_assets_with_integrity(papers_ctx: ChallengeContext) -> None:
+    client = TestClient(create_app(papers_ctx, cache_seconds=0))
+    page = client.get("/api/docs")
+    assert page.status_code == 200
+    assets = re.findall(r'(?:src|href)="(https://[^"]+)"', page.text)
+    assert len(assets) == 2
+    for url in assets:
+        assert re.search(r"@\d+\.\d+\.\d+/", url), url  # an exact release, not "@5"
+        tag = next(t for t in re.findall(r"<(?:script|link)[^>]*>", page.text) if url in t)
+        assert 'integrity="sha384-' in tag and 'crossorigin="anonymous"' in tag
+    csp = page.headers["content-security-policy"]
+    assert "default-src 'none'" in csp and "'unsafe-eval'" not in csp
+    assert client.get("/api/openapi.json").status_code == 200

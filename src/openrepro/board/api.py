@@ -16,6 +16,7 @@ from fastapi import APIRouter, Depends, File, Form, Header, Query, UploadFile
 from pydantic import BaseModel, Field
 
 from openrepro.board import data as board_data
+from openrepro.board.guard import MAX_ROW_ID, RowId
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.records import ClaimView
 from openrepro.claims.service import edit_claim
@@ -209,6 +210,9 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
             return submit_logbook(ctx, f"space:{space.removeprefix('space:')}", handle=handle)
         assert file is not None
         name = Path(file.filename or "logbook.tar.gz").name
+        if len(name) > 200 or any(ord(c) < 32 for c in name):
+            raise LogbookError(f"{name[:60]!r}...: an archive's name has at most 200 printable "
+                               "characters")  # fmt: skip
         if not name.lower().endswith(_ARCHIVE_SUFFIXES):
             raise LogbookError(f"{name}: not an archive ({', '.join(_ARCHIVE_SUFFIXES)})")
         limit = ctx.settings.archive_max_bytes
@@ -224,7 +228,7 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
             return submit_logbook(ctx, target, handle=handle)
 
     @router.get("/logbooks/{logbook_id}", tags=["logbooks"])
-    def logbook(logbook_id: int) -> dict[str, Any]:
+    def logbook(logbook_id: RowId) -> dict[str, Any]:
         found = board_data.logbook_data(ctx, logbook_id)
         return found.model_dump(mode="json")
 
@@ -233,7 +237,7 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
         who: Actor = who_dep,
         paper: str | None = None,
         participant: str | None = None,
-        logbook: int | None = None,
+        logbook: Annotated[int | None, Query(ge=0, le=MAX_ROW_ID)] = None,
     ) -> list[board_data.VerdictCell]:
         """Current verdicts (with evidence pointers, flags, provenance and edits)."""
         paper_id = board_data.paper_row_id(ctx, paper) if paper else None
@@ -244,7 +248,7 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
 
     @router.post("/verdicts/{verdict_id}/override", response_model=OverrideResult,
                  tags=["organizers"])  # fmt: skip
-    def override(verdict_id: int, body: OverrideRequest, who: Actor = who_dep) -> OverrideResult:
+    def override(verdict_id: RowId, body: OverrideRequest, who: Actor = who_dep) -> OverrideResult:
         """Organizers: set a verdict's value with a reason (the judge's value is kept)."""
         return override_verdict(ctx, verdict_id, body.value, reason=body.reason, actor=who)
 

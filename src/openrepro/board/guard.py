@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Annotated
 
+from fastapi import Path
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
@@ -28,10 +30,13 @@ from openrepro.challenge import ChallengeContext
 from openrepro.errors import AuthError, OpenReproError
 from openrepro.identity import authenticate
 
-__all__ = ["MULTIPART_SLACK", "UPLOAD_PATHS", "RequestGuard"]
+__all__ = ["MAX_ROW_ID", "MULTIPART_SLACK", "UPLOAD_PATHS", "RequestGuard", "RowId"]
 
 #: Routes that take an archive upload: a token first, then up to ``archive_max_bytes``.
 UPLOAD_PATHS = frozenset({"/api/v1/logbooks"})
+#: Store ids are 64-bit: a larger number in a URL is a 422, not an overflow in the driver.
+MAX_ROW_ID = 2**63 - 1
+RowId = Annotated[int, Path(ge=0, le=MAX_ROW_ID)]
 MULTIPART_SLACK = 64 * 1024  # multipart boundaries, headers and the small form fields
 
 

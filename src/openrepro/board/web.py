@@ -15,10 +15,10 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from pathlib import PurePosixPath
-from typing import Any, TypeVar
+from pathlib import Path, PurePosixPath
+from typing import Annotated, Any, TypeVar
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from sqlalchemy import func, select
 from starlette.concurrency import run_in_threadpool
@@ -27,7 +27,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from openrepro import __version__
 from openrepro.board import data as board_data
-from openrepro.board.guard import RequestGuard
+from openrepro.board.apidocs import swagger_page
+from openrepro.board.guard import RequestGuard, RowId
 from openrepro.board.pages import BOARD_CSP, Renderer, WebUrls, home_charts, page_slice
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import NotFoundError, OpenReproError
@@ -43,7 +44,7 @@ from openrepro.store import Challenge, Claim, ClaimEdit, Logbook, Paper, Verdict
 
 T = TypeVar("T")
 
-__all__ = ["PageCache", "SecurityHeaders", "create_app", "store_version"]
+__all__ = ["PageCache", "SecurityHeaders", "create_app", "image_type", "store_version"]
 
 _MEDIA = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
           ".webp": "image/webp"}  # fmt: skip
@@ -136,18 +137,17 @@ class SecurityHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        docs = scope["path"].startswith("/api/docs")
+        docs = scope["path"] == "/api/docs"  # its own CSP (openrepro.board.apidocs)
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
                 headers["X-Content-Type-Options"] = "nosniff"
                 headers["Referrer-Policy"] = "no-referrer"
-                if not docs:  # Swagger UI needs its own scripts; it shows no participant content
-                    if "content-security-policy" not in headers:
-                        headers["Content-Security-Policy"] = BOARD_CSP
-                    if "x-frame-options" not in headers:
-                        headers["X-Frame-Options"] = "SAMEORIGIN"
+                if "content-security-policy" not in headers:
+                    headers["Content-Security-Policy"] = BOARD_CSP
+                if "x-frame-options" not in headers:
+                    headers["X-Frame-Options"] = "DENY" if docs else "SAMEORIGIN"
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
@@ -181,7 +181,7 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
         version=__version__,
         description="Public board and JSON API of an openrepro reproduction challenge. Reads are "
         "public; writes need `Authorization: Bearer <token>` (see `POST /api/v1/participants`).",
-        docs_url="/api/docs",
+        docs_url=None,  # /api/docs below: pinned assets with Subresource Integrity
         redoc_url=None,
         openapi_url="/api/openapi.json",
     )
@@ -220,7 +220,9 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
         return await html("home", build)
 
     @app.get("/papers", response_class=HTMLResponse, include_in_schema=False)
-    async def papers(status: str = "all", q: str = "", page: int = 1) -> HTMLResponse:
+    async def papers(
+        status: str = "all", q: str = "", page: Annotated[int, Query(le=100_000)] = 1
+    ) -> HTMLResponse:
         def build() -> str:
             rows = board_data.paper_rows(ctx, status=status, query=q)
             shown, pages = page_slice(rows, page)
@@ -243,7 +245,7 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
         return await html(f"paper:{venue_id}", build)
 
     @app.get("/logbooks/{logbook_id}", response_class=HTMLResponse, include_in_schema=False)
-    async def logbook(logbook_id: int) -> HTMLResponse:
+    async def logbook(logbook_id: RowId) -> HTMLResponse:
         def build() -> str:
             found = board_data.logbook_data(ctx, logbook_id)
             return renderer.render("logbook.html", url, static=False, data=found,
@@ -252,7 +254,7 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
         return await html(f"logbook:{logbook_id}", build)
 
     @app.get("/logbooks/{logbook_id}/content", include_in_schema=False)
-    async def logbook_content(logbook_id: int) -> HTMLResponse:
+    async def logbook_content(logbook_id: RowId) -> HTMLResponse:
         def build() -> str:
             with ctx.store.session() as session:
                 record = load_logbook(session, ctx.challenge_id, logbook_id)
@@ -272,8 +274,8 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
         ):
             raise NotFoundError(f"no file {name!r}")
         path = blob_path(ctx.settings.resolved_files_dir(), stem)
-        if not path.is_file():
-            raise NotFoundError(f"no file {name!r}")
+        if not path.is_file() or image_type(path) != _MEDIA[suffix]:
+            raise NotFoundError(f"no file {name!r}")  # only images, served as what they are
         return FileResponse(
             path,
             media_type=_MEDIA[suffix],
@@ -319,12 +321,31 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
     def favicon() -> Response:
         return Response(status_code=204)
 
+    @app.get("/api/docs", include_in_schema=False)
+    def api_docs() -> HTMLResponse:
+        return swagger_page(app.title + " - API", "/api/openapi.json")
+
     @app.get("/api", include_in_schema=False)
     def api_root() -> RedirectResponse:
         return RedirectResponse("/api/docs")
 
     app.include_router(api_router(ctx, cache), prefix="/api/v1")
     return app
+
+
+def image_type(path: Path) -> str | None:
+    """The image media type that ``path``'s first bytes say it is (PNG, JPEG, GIF, WebP)."""
+    with path.open("rb") as handle:
+        head = handle.read(16)
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if head[:6] in (b"GIF87a", b"GIF89a"):
+        return "image/gif"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    return None
 
 
 def _web_file_url(ref: FileRef) -> str | None:

@@ -126,7 +126,13 @@ def check_json_size(path: Path, name: str) -> None:
 def file_ref(root: Path, relative: str, where: str) -> FileRef:
     """Hash a file named by the logbook; it must be a regular file inside ``root``."""
     pure = PurePosixPath(relative)
-    if pure.is_absolute() or ".." in pure.parts or not relative.strip() or "\\" in relative:
+    if (
+        pure.is_absolute()
+        or ".." in pure.parts
+        or not relative.strip()
+        or "\\" in relative
+        or "\x00" in relative
+    ):
         raise LogbookError(f"{where}: path {relative!r} must be relative and stay in the logbook")
     path = root / pure
     if path.is_symlink() or not path.is_file():

@@ -191,7 +191,7 @@ def _walk(node: _PageNode) -> Iterator[_PageNode]:
 def _page_path(logbook_dir: Path, node: _PageNode, manifest_name: str) -> Path:
     """The page's file; it must be a regular file inside the logbook folder (links resolved)."""
     pure = PurePosixPath(node.file)
-    if pure.is_absolute() or ".." in pure.parts or "\\" in node.file:
+    if pure.is_absolute() or ".." in pure.parts or "\\" in node.file or "\x00" in node.file:
         raise LogbookError(
             f"{manifest_name}: page {node.slug!r} file {node.file!r} must stay in the logbook"
         )
