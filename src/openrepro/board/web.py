@@ -28,6 +28,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from openrepro import __version__
 from openrepro.board import data as board_data
 from openrepro.board.apidocs import swagger_page
+from openrepro.board.auth import auth_router
 from openrepro.board.guard import RequestGuard, RowId
 from openrepro.board.pages import BOARD_CSP, Renderer, WebUrls, home_charts, page_slice
 from openrepro.challenge import ChallengeContext
@@ -330,6 +331,7 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
         return RedirectResponse("/api/docs")
 
     app.include_router(api_router(ctx, cache), prefix="/api/v1")
+    app.include_router(auth_router(ctx))
     return app
 
 
