@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
@@ -120,6 +120,46 @@ class Settings(BaseModel):
     )
     archive_max_members: int = Field(
         default=5000, ge=1, description="Most files and folders an archive may hold."
+    )
+    participant_max_bytes: int = Field(
+        default=4 * 1024 * 1024 * 1024,
+        ge=1,
+        description="Most bytes one participant's logbooks (records and files, every revision) "
+        "may keep on the board; a submission past it is refused.",
+    )
+
+    # -- hostile participants: request limits and identity --
+    request_max_bytes: int = Field(
+        default=1024 * 1024,
+        ge=1,
+        description="Largest request body the board reads, except a logbook upload (which may "
+        "take `archive_max_bytes`); checked before anything is read or written.",
+    )
+    request_timeout_s: float = Field(
+        default=60.0,
+        gt=0,
+        description="Longest time the board spends on one request before answering 503.",
+    )
+    client_timeout_s: float = Field(
+        default=20.0,
+        gt=0,
+        description="Longest wait for the next piece of a request body from a slow client "
+        "before answering 408.",
+    )
+    registration: Literal["open", "invite", "approval", "oauth"] = Field(
+        default="open",
+        description="Who may register through the API: `open` (anyone), `invite` (with an "
+        "organizer's invite code), `approval` (pending until an organizer approves) or "
+        "`oauth` (a Hugging Face login, see `oauth_*`).",
+    )
+    oauth_url: str = Field(
+        default="https://huggingface.co",
+        description="The OAuth provider (Hugging Face) for registration `oauth`; its "
+        "`/oauth/authorize`, `/oauth/token` and `/oauth/userinfo` are used.",
+    )
+    oauth_client_id: str = Field(default="", description="OAuth app id (registration `oauth`).")
+    oauth_client_secret: str = Field(
+        default="", description="OAuth app secret (registration `oauth`); keep it in the env."
     )
 
     # -- board, identity, outcomes (issue: board) --

@@ -119,7 +119,8 @@ def test_killed_server_keeps_every_answer_once(browser: Any, tmp_path: Path) -> 
         for done in range(5, 8):
             _answer_in_browser(page, done, total)
         # a stale form for an answered slot is not written again
-        httpx.post(base + "/answer", data={"slot": 0, "choice": "left"}, timeout=5)
+        csrf = page.get_attribute('input[name="csrf"]', "value") or ""
+        httpx.post(base + "/answer", data={"slot": 0, "choice": "left", "csrf": csrf}, timeout=5)
     page.close()
     answers = read_answers(task.answers_path)
     assert len(answers) == 8
@@ -141,7 +142,8 @@ def _answer_over_http(base: str, total: int, wrong: bool) -> None:
             choice = _choice(left, right)
             if slot % 10 == 3 and wrong:
                 choice = "same" if choice != "same" else "left"
-            client.post("/answer", data={"slot": slot, "choice": choice})
+            csrf = html.split('name="csrf" value="')[1].split('"')[0]
+            client.post("/answer", data={"slot": slot, "choice": choice, "csrf": csrf})
         assert 'id="done"' in client.get("/").text
 
 

@@ -51,9 +51,10 @@ def test_task_schedule_blinding_and_durable_answers(tmp_path: Path) -> None:
             else task.items[[i.id for i in task.items].index(first.item)].b
         ).read_bytes()
     )
-    assert client.post("/answer", data={"slot": 0, "choice": "left"}).status_code == 200
-    assert client.post("/answer", data={"slot": 0, "choice": "right"}).status_code == 200
-    assert client.post("/answer", data={"slot": 0, "choice": "nonsense"}).status_code == 400
+    csrf = page.text.split('name="csrf" value="')[1].split('"')[0]
+    for choice, status in (("left", 200), ("right", 200), ("nonsense", 400)):
+        form = {"slot": 0, "choice": choice, "csrf": csrf}
+        assert client.post("/answer", data=form).status_code == status
     answers = read_answers(task.answers_path)
     assert len(answers) == 1  # a resubmitted slot is not written twice
     assert answers[0].shown_answer == "left" and answers[0].answer == first.order[0]

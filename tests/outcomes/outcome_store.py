@@ -57,8 +57,11 @@ def build_outcome_store(ctx: ChallengeContext) -> dict[str, int]:
     ids: dict[str, int] = {}
     with ctx.store.session() as session:
         people = {
-            handle: Participant(
-                challenge_id=ctx.challenge_id, handle=handle, team=TEAMS.get(handle)
+            handle: Participant(  # teams an organizer set up: confirmed
+                challenge_id=ctx.challenge_id,
+                handle=handle,
+                team=TEAMS.get(handle),
+                team_confirmed=handle in TEAMS,
             )
             for handle in ("alice", "bob", "carol", "dave", "erin", "frank")
         }

@@ -25,7 +25,7 @@ from test_bundle import make_bundle
 
 from openrepro.board import create_app
 from openrepro.challenge import ChallengeContext
-from openrepro.identity import register, rotate_token
+from openrepro.identity import Actor, register, rotate_token
 from openrepro.papers.records import PaperRecord
 from openrepro.papers.service import import_papers
 from openrepro.store import Claim, ClaimEdit, Logbook, Paper, Participant, Verdict, VerdictEdit
@@ -154,6 +154,14 @@ ROWS: list[Row] = [
     Row("GET", "/stats", lambda w: f"{API}/stats", _all(200), check=_stats_hidden),
     Row("POST", "/participants", lambda w: f"{API}/participants",
         {"anonymous": 403, "alice": 403, "bob": 403, "boss": 201}, kwargs=_registration),
+    Row("POST", "/participants/{handle}/approve", lambda w: f"{API}/participants/alice/approve",
+        ORGANIZER_ONLY),
+    # gail named team t1 herself: only a confirmed member of t1 (dave, erin) or an organizer
+    Row("POST", "/participants/{handle}/confirm-team",
+        lambda w: f"{API}/participants/gail/confirm-team", ORGANIZER_ONLY),
+    Row("POST", "/invites", lambda w: f"{API}/invites",
+        {"anonymous": 401, "alice": 403, "bob": 403, "boss": 201},
+        kwargs=lambda w, role: {"json": {"uses": 1}}),
     # participants submit only as themselves; the organizer may submit for anyone
     Row("POST", "/logbooks", lambda w: f"{API}/logbooks",
         {"anonymous": 401, "alice": 201, "bob": 403, "boss": 201},
@@ -188,6 +196,7 @@ def world(challenge: ChallengeContext, tmp_path: Path) -> Iterator[World]:
     for handle in ("alice", "bob"):
         tokens[handle] = register(challenge, handle).token
     tokens["boss"] = register(challenge, "boss", role="organizer").token
+    register(challenge, "gail", team="t1", actor=Actor(handle="gail", role="participant"))
     archive = tarball(make_bundle(tmp_path / "bundle"), tmp_path / "logbook.tar.gz")
     client = TestClient(create_app(challenge, cache_seconds=0))
     yield World(challenge, client, tokens, archive, alice_verdict, logbook)

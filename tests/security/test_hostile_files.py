@@ -402,14 +402,14 @@ def test_hostile_uploads_through_the_api(
         assert re.search(match, error["message"]), (archive.name, error)
         assert _state(paper_ctx) == before, archive.name
     assert list(scratch.iterdir()) == [], "temporary files were left behind"
-    # an upload above the challenge's byte cap is cut off while it streams in
+    # an upload above the challenge's byte cap is refused before its body is read
     paper_ctx.settings.archive_max_bytes = 64 * 1024
     big = uploads / "big.tar"
     big.write_bytes(b"\0" * (200 * 1024))
     with big.open("rb") as fh:
         reply = client.post("/api/v1/logbooks", files={"file": ("big.tar", fh)},
                             headers={"Authorization": f"Bearer {token}"})  # fmt: skip
-    assert reply.status_code == 422 and "larger than 65536 bytes" in reply.text
+    assert reply.status_code == 413 and "request body is larger than" in reply.text
     assert _state(paper_ctx) == before
 
 

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from openrepro.board import data as board_data
 from openrepro.board.cache import PageCache
+from openrepro.board.guard import MAX_ROW_ID, RowId
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.records import ClaimView
 from openrepro.claims.service import edit_claim
@@ -25,7 +26,10 @@ from openrepro.identity import (
     Actor,
     ParticipantView,
     Registration,
+    approve,
     authenticate,
+    confirm_team,
+    create_invite,
     ensure_writable,
     get_participant,
     register,
@@ -35,6 +39,7 @@ from openrepro.identity import (
 )
 from openrepro.logbooks.submit import SubmitReport, submit_logbook
 from openrepro.outcomes import OverrideResult, Stats, compute_stats, override_verdict
+from openrepro.papers import MAX_QUERY_CHARS, search_terms
 from openrepro.workspace import WorkspacePayload, workspace_payload
 
 __all__ = ["api_router"]
@@ -55,6 +60,16 @@ class RegisterRequest(BaseModel):
     team: str | None = None
     email: str | None = None
     role: Literal["participant", "organizer"] = "participant"
+    invite: str | None = Field(default=None, description="Invite code (registration `invite`).")
+
+
+class InviteRequest(BaseModel):
+    uses: int = Field(default=1, ge=1, le=10_000)
+    note: str = ""
+
+
+class InviteResponse(BaseModel):
+    code: str  # shown once; only its hash is stored
 
 
 class OverrideRequest(BaseModel):
@@ -96,7 +111,13 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
         status: Annotated[
             str, Query(description="Filter: " + ", ".join(board_data.PAPER_FILTERS))
         ] = "all",
-        q: Annotated[str, Query(description="Full-text search over title, abstract, text")] = "",
+        q: Annotated[
+            str,
+            Query(
+                max_length=MAX_QUERY_CHARS,
+                description="Full-text search over title, abstract, text (words AND-ed)",
+            ),
+        ] = "",
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
         offset: Annotated[int, Query(ge=0)] = 0,
     ) -> PaperList:
@@ -105,7 +126,9 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
         def build() -> list[board_data.PaperRow]:
             return board_data.paper_rows(ctx, status=status, query=q)
 
-        rows = cache.value(f"api:papers?{status}&{q}", build) if cache else build()
+        rows = (
+            cache.value(f"api:papers?{status}", build) if cache and not search_terms(q) else build()
+        )
         return PaperList(total=len(rows), offset=offset, limit=limit,
                          papers=rows[offset : offset + limit])  # fmt: skip
 
@@ -138,7 +161,25 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
     def register_participant(body: RegisterRequest, who: Actor = who_dep) -> Registration:
         """Register a handle and get an API token (shown once; only its hash is stored)."""
         return register(ctx, body.handle, role=body.role, name=body.name, team=body.team,
-                        email=body.email, actor=who)  # fmt: skip
+                        email=body.email, actor=who, invite=body.invite)  # fmt: skip
+
+    @router.post("/participants/{handle}/approve", response_model=ParticipantView,
+                 tags=["organizers"])  # fmt: skip
+    def approve_participant(handle: str, who: Actor = who_dep) -> ParticipantView:
+        """Organizers: approve a pending registration (registration `approval`)."""
+        return approve(ctx, handle, actor=who)
+
+    @router.post("/participants/{handle}/confirm-team", response_model=ParticipantView,
+                 tags=["participants"])  # fmt: skip
+    def confirm_team_member(handle: str, who: Actor = who_dep) -> ParticipantView:
+        """Confirm a participant's membership of the team they named: a confirmed member of
+        that team or an organizer. Until then they count alone in consensus."""
+        return confirm_team(ctx, handle, actor=who)
+
+    @router.post("/invites", response_model=InviteResponse, status_code=201, tags=["organizers"])
+    def invite(body: InviteRequest, who: Actor = who_dep) -> InviteResponse:
+        """Organizers: a new invite code (registration `invite`), shown once."""
+        return InviteResponse(code=create_invite(ctx, uses=body.uses, note=body.note, actor=who))
 
     @router.get("/participants/{handle}", response_model=ParticipantView, tags=["participants"])
     def participant(handle: str) -> ParticipantView:
@@ -167,6 +208,9 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
             return submit_logbook(ctx, f"space:{space.removeprefix('space:')}", handle=handle)
         assert file is not None
         name = Path(file.filename or "logbook.tar.gz").name
+        if len(name) > 200 or any(ord(c) < 32 for c in name):
+            raise LogbookError(f"{name[:60]!r}...: an archive's name has at most 200 printable "
+                               "characters")  # fmt: skip
         if not name.lower().endswith(_ARCHIVE_SUFFIXES):
             raise LogbookError(f"{name}: not an archive ({', '.join(_ARCHIVE_SUFFIXES)})")
         limit = ctx.settings.archive_max_bytes
@@ -182,7 +226,7 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
             return submit_logbook(ctx, target, handle=handle)
 
     @router.get("/logbooks/{logbook_id}", tags=["logbooks"])
-    def logbook(logbook_id: int) -> dict[str, Any]:
+    def logbook(logbook_id: RowId) -> dict[str, Any]:
         found = board_data.logbook_data(ctx, logbook_id)
         return found.model_dump(mode="json")
 
@@ -191,7 +235,7 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
         who: Actor = who_dep,
         paper: str | None = None,
         participant: str | None = None,
-        logbook: int | None = None,
+        logbook: Annotated[int | None, Query(ge=0, le=MAX_ROW_ID)] = None,
     ) -> list[board_data.VerdictCell]:
         """Current verdicts (with evidence pointers, flags, provenance and edits)."""
         paper_id = board_data.paper_row_id(ctx, paper) if paper else None
@@ -202,7 +246,7 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
 
     @router.post("/verdicts/{verdict_id}/override", response_model=OverrideResult,
                  tags=["organizers"])  # fmt: skip
-    def override(verdict_id: int, body: OverrideRequest, who: Actor = who_dep) -> OverrideResult:
+    def override(verdict_id: RowId, body: OverrideRequest, who: Actor = who_dep) -> OverrideResult:
         """Organizers: set a verdict's value with a reason (the judge's value is kept)."""
         return override_verdict(ctx, verdict_id, body.value, reason=body.reason, actor=who)
 

@@ -267,7 +267,7 @@ def paper_rows(
     chosen = [o for o in rows if _matches(o, status, pending)]
     if query.strip():
         with ctx.store.session() as session:
-            hits = search_papers(session, ctx.challenge_id, query, limit=500)
+            hits = search_papers(session, ctx.challenge_id, query, limit=500, snippets=False)
         order = {hit.venue_id: i for i, hit in enumerate(hits)}
         chosen = sorted((o for o in chosen if o.paper in order), key=lambda o: order[o.paper])
     else:
@@ -361,6 +361,7 @@ class ParticipantData(BaseModel):
     team: str | None
     role: str
     logbooks: list[LogbookSummary]
+    team_confirmed: bool = False
     verdicts: list[VerdictCell]
     credit: int = 0
     verified: int = 0
@@ -381,10 +382,11 @@ def participant_data(
             raise NotFoundError(f"no participant {handle!r}")
         books = list_logbooks(session, ctx.challenge_id, participant=handle)
         pid, name, team, role = person.id, person.name, person.team, person.role
+        confirmed = bool(person.team and person.team_confirmed)
     stats = stats or compute_stats(ctx, public=True)
     mine = next((c for c in stats.credit if c.handle == handle), None)
     return ParticipantData(
-        handle=handle, name=name, team=team, role=role, logbooks=books,
+        handle=handle, name=name, team=team, role=role, logbooks=books, team_confirmed=confirmed,
         verdicts=verdict_cells(ctx, participant_id=pid),
         credit=mine.credit if mine else 0, verified=mine.verified if mine else 0,
         falsified=mine.falsified if mine else 0, jobs=_jobs_of(ctx, handle),

@@ -13,10 +13,10 @@ at most once per ``cache_seconds`` with one cheap query
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import PurePosixPath
-from typing import Any, TypeVar
+from pathlib import Path, PurePosixPath
+from typing import Annotated, Any, TypeVar
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders
@@ -25,7 +25,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from openrepro import __version__
 from openrepro.board import data as board_data
 from openrepro.board.api import api_router
+from openrepro.board.apidocs import swagger_page
+from openrepro.board.auth import auth_router
 from openrepro.board.cache import PageCache
+from openrepro.board.guard import RequestGuard, RowId
 from openrepro.board.pages import BOARD_CSP, Renderer, WebUrls, home_charts, page_slice
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import NotFoundError, OpenReproError
@@ -36,11 +39,12 @@ from openrepro.logbooks.render import IMAGE_EXTENSIONS, render_logbook
 from openrepro.logbooks.service import load_logbook
 from openrepro.logbooks.submit import blob_path
 from openrepro.outcomes import author_responses, compute_stats
+from openrepro.papers import search_terms
 from openrepro.recheck import REASONS, STATUSES
 
 T = TypeVar("T")
 
-__all__ = ["SecurityHeaders", "create_app"]
+__all__ = ["SecurityHeaders", "create_app", "image_type"]
 
 _MEDIA = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
           ".webp": "image/webp"}  # fmt: skip
@@ -57,18 +61,17 @@ class SecurityHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        docs = scope["path"].startswith("/api/docs")
+        docs = scope["path"] == "/api/docs"  # its own CSP (openrepro.board.apidocs)
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
                 headers["X-Content-Type-Options"] = "nosniff"
                 headers["Referrer-Policy"] = "no-referrer"
-                if not docs:  # Swagger UI needs its own scripts; it shows no participant content
-                    if "content-security-policy" not in headers:
-                        headers["Content-Security-Policy"] = BOARD_CSP
-                    if "x-frame-options" not in headers:
-                        headers["X-Frame-Options"] = "SAMEORIGIN"
+                if "content-security-policy" not in headers:
+                    headers["Content-Security-Policy"] = BOARD_CSP
+                if "x-frame-options" not in headers:
+                    headers["X-Frame-Options"] = "DENY" if docs else "SAMEORIGIN"
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
@@ -81,7 +84,7 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
         version=__version__,
         description="Public board and JSON API of an openrepro reproduction challenge. Reads are "
         "public; writes need `Authorization: Bearer <token>` (see `POST /api/v1/participants`).",
-        docs_url="/api/docs",
+        docs_url=None,  # /api/docs below: pinned assets with Subresource Integrity
         redoc_url=None,
         openapi_url="/api/openapi.json",
     )
@@ -91,6 +94,7 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
     app.state.cache = cache
     url = WebUrls()
 
+    app.add_middleware(RequestGuard, ctx=ctx)  # body caps and timeouts before any route
     app.add_middleware(SecurityHeaders)
 
     @app.exception_handler(OpenReproError)
@@ -119,7 +123,9 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
         return await html("home", build)
 
     @app.get("/papers", response_class=HTMLResponse, include_in_schema=False)
-    async def papers(status: str = "all", q: str = "", page: int = 1) -> HTMLResponse:
+    async def papers(
+        status: str = "all", q: str = "", page: Annotated[int, Query(le=100_000)] = 1
+    ) -> HTMLResponse:
         def build() -> str:
             rows = board_data.paper_rows(ctx, status=status, query=q)
             shown, pages = page_slice(rows, page)
@@ -128,7 +134,9 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
                 query=q, page=min(max(page, 1), pages), pages=pages,
             )  # fmt: skip
 
-        return await html(f"papers?{status}&{q}&{page}", build)
+        if search_terms(q):  # a search is bounded, not cached: unique queries would fill the cache
+            return HTMLResponse(await run_in_threadpool(build))
+        return await html(f"papers?{status}&{page}", build)
 
     @app.get("/papers/{venue_id:path}", response_class=HTMLResponse, include_in_schema=False)
     async def paper(venue_id: str) -> HTMLResponse:
@@ -140,7 +148,7 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
         return await html(f"paper:{venue_id}", build)
 
     @app.get("/logbooks/{logbook_id}", response_class=HTMLResponse, include_in_schema=False)
-    async def logbook(logbook_id: int) -> HTMLResponse:
+    async def logbook(logbook_id: RowId) -> HTMLResponse:
         def build() -> str:
             found = board_data.logbook_data(ctx, logbook_id)
             return renderer.render("logbook.html", url, static=False, data=found,
@@ -149,7 +157,7 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
         return await html(f"logbook:{logbook_id}", build)
 
     @app.get("/logbooks/{logbook_id}/content", include_in_schema=False)
-    async def logbook_content(logbook_id: int) -> HTMLResponse:
+    async def logbook_content(logbook_id: RowId) -> HTMLResponse:
         def build() -> str:
             with ctx.store.session() as session:
                 record = load_logbook(session, ctx.challenge_id, logbook_id)
@@ -169,8 +177,8 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
         ):
             raise NotFoundError(f"no file {name!r}")
         path = blob_path(ctx.settings.resolved_files_dir(), stem)
-        if not path.is_file():
-            raise NotFoundError(f"no file {name!r}")
+        if not path.is_file() or image_type(path) != _MEDIA[suffix]:
+            raise NotFoundError(f"no file {name!r}")  # only images, served as what they are
         return FileResponse(
             path,
             media_type=_MEDIA[suffix],
@@ -212,12 +220,32 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
     def favicon() -> Response:
         return Response(status_code=204)
 
+    @app.get("/api/docs", include_in_schema=False)
+    def api_docs() -> HTMLResponse:
+        return swagger_page(app.title + " - API", "/api/openapi.json")
+
     @app.get("/api", include_in_schema=False)
     def api_root() -> RedirectResponse:
         return RedirectResponse("/api/docs")
 
     app.include_router(api_router(ctx, cache), prefix="/api/v1")
+    app.include_router(auth_router(ctx))
     return app
+
+
+def image_type(path: Path) -> str | None:
+    """The image media type that ``path``'s first bytes say it is (PNG, JPEG, GIF, WebP)."""
+    with path.open("rb") as handle:
+        head = handle.read(16)
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if head[:6] in (b"GIF87a", b"GIF89a"):
+        return "image/gif"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    return None
 
 
 def _web_file_url(ref: FileRef) -> str | None:

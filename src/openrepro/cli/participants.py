@@ -7,7 +7,16 @@ from rich.markup import escape
 from rich.table import Table
 
 from openrepro.cli._common import FormatOption, OutputFormat, console, open_from, print_json
-from openrepro.identity import get_participant, list_participants, register, rotate_token
+from openrepro.identity import (
+    approve,
+    confirm_team,
+    create_invite,
+    get_participant,
+    list_participants,
+    register,
+    rotate_token,
+    set_team,
+)
 
 __all__ = ["app"]
 
@@ -57,10 +66,11 @@ def ls_cmd(ctx: typer.Context, fmt: OutputFormat = FormatOption) -> None:
         print_json(people)
         return
     table = Table()
-    for col in ("Handle", "Role", "Team", "Logbooks", "Token"):
+    for col in ("Handle", "Role", "Status", "Team", "Logbooks", "Token"):
         table.add_column(col)
     for p in people:
-        table.add_row(escape(p.handle), p.role, escape(p.team or ""), str(p.logbooks),
+        team = escape(p.team or "") + (" (unconfirmed)" if p.team and not p.team_confirmed else "")
+        table.add_row(escape(p.handle), p.role, p.status, team, str(p.logbooks),
                       "yes" if p.has_token else "no")  # fmt: skip
     console.print(table)
 
@@ -78,3 +88,58 @@ def show_cmd(
         f"{escape(person.handle)}: {person.role}, team {escape(person.team or '-')}, "
         f"{person.logbooks} logbooks"
     )
+
+
+@app.command("invite")
+def invite_cmd(
+    ctx: typer.Context,
+    uses: int = typer.Option(1, min=1, help="How many registrations the code allows."),
+    note: str = typer.Option("", help="What the code is for (kept with it)."),
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """Create an invite code (registration policy `invite`); it is shown only now."""
+    code = create_invite(open_from(ctx), uses=uses, note=note)
+    if fmt is OutputFormat.json:
+        print_json({"code": code, "uses": uses})
+    else:
+        console.print(f"invite code (shown once, {uses} use(s)): {code}")
+
+
+@app.command("approve")
+def approve_cmd(
+    ctx: typer.Context, handle: str = typer.Argument(...), fmt: OutputFormat = FormatOption
+) -> None:
+    """Approve a pending registration (registration policy `approval`)."""
+    person = approve(open_from(ctx), handle)
+    if fmt is OutputFormat.json:
+        print_json(person)
+    else:
+        console.print(f"{escape(person.handle)} is {person.status}")
+
+
+@app.command("confirm-team")
+def confirm_team_cmd(
+    ctx: typer.Context, handle: str = typer.Argument(...), fmt: OutputFormat = FormatOption
+) -> None:
+    """Confirm a participant's membership of the team they named (it then counts as one
+    group for independence)."""
+    person = confirm_team(open_from(ctx), handle)
+    if fmt is OutputFormat.json:
+        print_json(person)
+    else:
+        console.print(f"{escape(person.handle)}: team {escape(person.team or '-')} confirmed")
+
+
+@app.command("team")
+def team_cmd(
+    ctx: typer.Context,
+    handle: str = typer.Argument(...),
+    team: str | None = typer.Argument(None, help="Team name (none: no team)."),
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """Set a participant's team (confirmed, as the organizer sets it)."""
+    person = set_team(open_from(ctx), handle, team)
+    if fmt is OutputFormat.json:
+        print_json(person)
+    else:
+        console.print(f"{escape(person.handle)}: team {escape(person.team or '-')}")

@@ -8,7 +8,14 @@ import typer
 
 from openrepro.cli._common import err_console, open_from
 
-__all__ = ["serve"]
+__all__ = ["KEEP_ALIVE_S", "MAX_CONNECTIONS", "MAX_HEADER_BYTES", "serve"]
+
+#: Connection limits of uvicorn (the board's own body caps and request timeouts are in
+#: openrepro.board.guard): idle keep-alive connections close after 5 s, a request's headers may
+#: take 32 KiB, and at most 1,000 connections are served at once (503 beyond).
+KEEP_ALIVE_S = 5
+MAX_HEADER_BYTES = 32 * 1024
+MAX_CONNECTIONS = 1000
 
 
 def serve(
@@ -34,7 +41,11 @@ def serve(
         # each worker imports the app factory and opens the challenge from OPENREPRO_HOME
         os.environ["OPENREPRO_HOME"] = str(challenge.settings.directory)
         uvicorn.run("openrepro.board.asgi:make_app", factory=True, host=host, port=port,
-                    workers=workers, log_level="warning")  # fmt: skip
+                    workers=workers, log_level="warning", timeout_keep_alive=KEEP_ALIVE_S,
+                    h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+                    limit_concurrency=MAX_CONNECTIONS)  # fmt: skip
         return
     app = create_app(challenge, cache_seconds=cache_seconds)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_keep_alive=KEEP_ALIVE_S,
+                h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+                limit_concurrency=MAX_CONNECTIONS)  # fmt: skip

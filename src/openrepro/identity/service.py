@@ -22,12 +22,14 @@ from openrepro.errors import (
 )
 from openrepro.store import Challenge, Logbook, Participant
 from openrepro.store.models import utcnow
+from openrepro.store.tables_identity import Invite
 
 __all__ = [
     "LOCAL_ORGANIZER",
     "Actor",
     "ParticipantView",
     "Registration",
+    "admit",
     "authenticate",
     "check_not_frozen",
     "ensure_writable",
@@ -43,7 +45,7 @@ __all__ = [
 ]
 
 Role = Literal["participant", "organizer"]
-_HANDLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
+_HANDLE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}")  # used with fullmatch: no "\n" at end
 TOKEN_PREFIX = "orp_"
 
 
@@ -68,6 +70,11 @@ class ParticipantView(BaseModel):
     handle: str
     name: str = ""
     team: str | None = None
+    #: Confirmed by a confirmed member of the team or an organizer; until then the participant
+    #: counts alone (their own group) in consensus.
+    team_confirmed: bool = False
+    status: Literal["active", "pending"] = "active"
+    identity_source: str = ""
     role: Role = "participant"
     has_token: bool = False
     logbooks: int = 0
@@ -90,7 +97,9 @@ def _new_token() -> str:
 def _view(row: Participant, logbooks: int = 0) -> ParticipantView:
     return ParticipantView(
         id=row.id, handle=row.handle, name=row.name, team=row.team, role=row.role,
-        has_token=row.token_hash is not None, logbooks=logbooks, created_at=row.created_at,
+        team_confirmed=bool(row.team and row.team_confirmed), status=row.status,
+        identity_source=row.identity_source, has_token=row.token_hash is not None,
+        logbooks=logbooks, created_at=row.created_at,
     )  # fmt: skip
 
 
@@ -99,6 +108,45 @@ def _find(session: Session, ctx: ChallengeContext, handle: str) -> Participant |
         select(Participant).where(
             Participant.challenge_id == ctx.challenge_id, Participant.handle == handle
         )
+    )
+
+
+def admit(
+    ctx: ChallengeContext,
+    session: Session,
+    actor: Actor,
+    *,
+    invite: str | None = None,
+    identity_source: str | None = None,
+) -> tuple[str, str]:
+    """The status (``active`` or ``pending``) and identity source of a new registration under
+    the challenge's ``registration`` policy; an invite code is used up here (same transaction).
+    ``identity_source`` is set by server-side flows only (the OAuth callback), never by a
+    request's body."""
+    if actor.is_organizer:
+        return "active", identity_source or ""
+    if identity_source == "hf-oauth":
+        return "active", "hf-oauth"
+    policy = ctx.settings.registration
+    if policy == "open":
+        return "active", ""
+    if policy == "approval":
+        return "pending", ""
+    if policy == "invite":
+        if not invite:
+            raise PermissionDeniedError("registration needs an invite code from an organizer")
+        found = session.scalar(
+            select(Invite)
+            .where(Invite.challenge_id == ctx.challenge_id,
+                   Invite.code_hash == hash_token(invite), Invite.uses_left > 0)
+            .with_for_update()
+        )  # fmt: skip
+        if found is None:
+            raise PermissionDeniedError("unknown or used-up invite code")
+        found.uses_left -= 1
+        return "active", "invite"
+    raise PermissionDeniedError(
+        "registration is through the Hugging Face login of the board (/auth/login)"
     )
 
 
@@ -111,14 +159,24 @@ def register(
     team: str | None = None,
     email: str | None = None,
     actor: Actor = LOCAL_ORGANIZER,
+    invite: str | None = None,
+    identity_source: str | None = None,
 ) -> Registration:
     """Register a handle (the participant's HF username where they have one) and issue a token.
 
     Anyone may register themselves as a participant; only an organizer creates organizers. A
     handle that already exists keeps its row (and its logbooks) and gets a fresh token only when
-    an organizer asks; otherwise registering an existing handle is refused.
+    an organizer asks; otherwise registering an existing handle is refused, whether or not it
+    has a token yet (an organizer may have submitted for it with ``submit --as``).
+
+    Who may register themselves is the challenge's ``registration`` policy
+    (:mod:`openrepro.identity.policy`): ``open``, ``invite`` (``invite`` must be a valid code),
+    ``approval`` (the participant is ``pending`` until an organizer approves) or ``oauth``
+    (only through the Hugging Face login, which passes ``identity_source="hf-oauth"``). A team
+    named by a participant is unconfirmed until a confirmed member or an organizer confirms it
+    (:func:`openrepro.identity.teams.confirm_team`); one set by an organizer is confirmed.
     """
-    if not _HANDLE.match(handle):
+    if not _HANDLE.fullmatch(handle):
         raise ConfigError(
             f"invalid handle {handle!r}: letters, digits, '.', '_' or '-' (max 96 characters)"
         )
@@ -128,15 +186,19 @@ def register(
     with ctx.store.session() as session:
         ensure_writable(ctx, session)
         row = _find(session, ctx, handle)
-        if row is not None and row.token_hash is not None and not actor.is_organizer:
+        if row is not None and not actor.is_organizer:
             raise PermissionDeniedError(f"handle {handle!r} is already registered")
+        status, source = admit(ctx, session, actor, invite=invite, identity_source=identity_source)
         if row is None:
-            row = Participant(challenge_id=ctx.challenge_id, handle=handle)
+            row = Participant(challenge_id=ctx.challenge_id, handle=handle, status=status,
+                              identity_source=source, team_confirmed=False)  # fmt: skip
             session.add(row)
         row.role = role if actor.is_organizer or row.role != "organizer" else row.role
         if name:
             row.name = name
         if team is not None:
+            if (team or None) != row.team or actor.is_organizer:
+                row.team_confirmed = bool(team) and actor.is_organizer
             row.team = team or None
         if email is not None:
             row.email = email or None
@@ -170,6 +232,8 @@ def authenticate(ctx: ChallengeContext, token: str | None) -> Actor:
         )
         if row is None:
             raise AuthError("invalid API token")
+        if row.status == "pending":
+            raise AuthError(f"the registration of {row.handle!r} awaits an organizer's approval")
         return Actor(handle=row.handle, role=row.role, participant_id=row.id)
 
 

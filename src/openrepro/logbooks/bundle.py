@@ -35,6 +35,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from openrepro.errors import LogbookError
+from openrepro.logbooks.limits import Budget
 from openrepro.logbooks.records import (
     Artifact,
     FileRef,
@@ -125,7 +126,13 @@ def check_json_size(path: Path, name: str) -> None:
 def file_ref(root: Path, relative: str, where: str) -> FileRef:
     """Hash a file named by the logbook; it must be a regular file inside ``root``."""
     pure = PurePosixPath(relative)
-    if pure.is_absolute() or ".." in pure.parts or not relative.strip() or "\\" in relative:
+    if (
+        pure.is_absolute()
+        or ".." in pure.parts
+        or not relative.strip()
+        or "\\" in relative
+        or "\x00" in relative
+    ):
         raise LogbookError(f"{where}: path {relative!r} must be relative and stay in the logbook")
     path = root / pure
     if path.is_symlink() or not path.is_file():
@@ -181,16 +188,19 @@ def read_bundle(root: Path) -> LogbookRecord:
         files[found.path] = found
         return found
 
+    budget = Budget(MANIFEST)  # caps: openrepro.logbooks.limits
+    budget.runs(len(manifest.runs))
+    budget.metrics(len(manifest.metrics))
     runs: list[Run] = []
     for i, entry in enumerate(manifest.runs):
         where = f"{MANIFEST}: runs[{i}] ({entry.id})"
         log = ref(entry.log, where) if entry.log else None
-        scripts = {s: _text(root, ref(s, where), where) for s in entry.scripts}
+        scripts = {s: budget.text(_text(root, ref(s, where), where)) for s in entry.scripts}
         runs.append(
             Run(
                 id=entry.id, title=" ".join(entry.command), command=entry.command,
                 exit_code=entry.exit_code, duration_s=entry.duration_s,
-                output=_text(root, log, where) if log else "", scripts=scripts,
+                output=budget.text(_text(root, log, where)) if log else "", scripts=scripts,
                 produced=[ref(p, where) for p in entry.produced],
             )
         )  # fmt: skip
@@ -207,7 +217,9 @@ def read_bundle(root: Path) -> LogbookRecord:
         where = f"{MANIFEST}: writeup"
         testimony.append(
             Testimony(
-                page="writeup", cell="", text=_text(root, ref(manifest.writeup, where), where)
+                page="writeup",
+                cell="",
+                text=budget.text(_text(root, ref(manifest.writeup, where), where)),
             )
         )
     return LogbookRecord(

@@ -151,7 +151,7 @@ def download_space(
     dest: Path,
     *,
     endpoint: str | None = None,
-    token: str | None = None,
+    token: str | bool | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_files: int = DEFAULT_MAX_FILES,
 ) -> Path:
@@ -160,7 +160,9 @@ def download_space(
     The Space's file list (with sizes) is read first; a Space without ``logbook.json``, or whose
     files to download number more than ``max_files`` or total more than ``max_bytes``, is
     refused before anything is downloaded. ``endpoint`` and ``token`` default to
-    huggingface_hub's settings (``HF_ENDPOINT``, ``HF_TOKEN`` or the stored login).
+    huggingface_hub's settings (``HF_ENDPOINT``, ``HF_TOKEN`` or the stored login);
+    ``token=False`` sends no token at all, as for a participant's submission: the server's own
+    token could read (and the board then publish) a private Space.
     """
     from huggingface_hub import HfApi, snapshot_download
 

@@ -6,9 +6,12 @@ openrepro bundle with ``manifest.json``) or an archive of one (``.tar.gz``, ``.t
 as a Space (``space:owner/name``, ``hf:owner/name`` or ``https://huggingface.co/spaces/owner/name``;
 see :mod:`openrepro.logbooks.space`), downloaded into a fresh folder under the same caps.
 
-One submission is one transaction: the files are copied into the content-addressed store
-(``files/sha256/ab/abcdef...``) and the record is written; on any error the new files are removed
-again and nothing is left in the database. The revision is a hash of the normalised record, so
+One submission is one transaction: the record is checked against the caps of
+:mod:`openrepro.logbooks.limits` and the participant's ``participant_max_bytes``, its new files
+are staged beside the content-addressed store (``files/sha256/ab/abcdef...``) and moved in just
+before the record is committed; on any error the staged files are removed and nothing is left in
+the database. A submission never deletes a stored blob (a concurrent one may share it).
+The revision is a hash of the normalised record, so
 submitting identical content again is a no-op, and a changed logbook is a new revision (old ones
 are kept).
 """
@@ -18,17 +21,19 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field
-from sqlalchemy import select
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import LogbookError, NotFoundError
 from openrepro.identity.service import check_not_frozen
+from openrepro.logbooks.limits import check_record
 from openrepro.logbooks.records import LogbookRecord
 from openrepro.store import Claim, Logbook, Paper, Participant
 
@@ -117,6 +122,7 @@ def _downloaded(space_id: str, ctx: ChallengeContext) -> Iterator[Path]:
             Path(parent) / "space",
             max_bytes=ctx.settings.archive_max_bytes,
             max_files=ctx.settings.archive_max_members,
+            token=False,  # never the server's token: a submitted Space must be public
         )
 
 
@@ -136,29 +142,35 @@ def blob_path(files_dir: Path, sha256: str) -> Path:
     return files_dir / "sha256" / sha256[:2] / sha256
 
 
-def _keep_files(record: LogbookRecord, root: Path, files_dir: Path) -> list[Path]:
-    """Copy the record's files into the content-addressed store; returns the blobs it created."""
-    created: list[Path] = []
+def _stage_files(record: LogbookRecord, root: Path, files_dir: Path) -> Path:
+    """Copy the record's files not yet in the content-addressed store into a fresh staging
+    folder inside ``files_dir`` (named by hash); :func:`_place` moves them in. Nothing in the
+    store itself is written here, so a failing submission never touches a blob that another,
+    concurrent submission may share."""
+    files_dir.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=files_dir, prefix=".incoming-"))
     try:
         for ref in record.files:
-            target = blob_path(files_dir, ref.sha256)
-            if target.exists():
+            if blob_path(files_dir, ref.sha256).exists():
                 continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".incoming-")
-            with os.fdopen(fd, "wb") as out, (root / ref.path).open("rb") as src:
+            with (staging / ref.sha256).open("wb") as out, (root / ref.path).open("rb") as src:
                 shutil.copyfileobj(src, out)
-            os.replace(tmp, target)
-            created.append(target)
     except OSError as exc:
-        _discard(created)
+        shutil.rmtree(staging, ignore_errors=True)
         raise LogbookError(f"cannot store the logbook's files in {files_dir}: {exc}") from exc
-    return created
+    return staging
 
 
-def _discard(paths: list[Path]) -> None:
-    for path in paths:
-        path.unlink(missing_ok=True)
+def _place(staging: Path, files_dir: Path) -> None:
+    """Move staged blobs into the store (atomic renames; a blob that appeared meanwhile has the
+    same content, so replacing it is harmless). Blobs are never deleted by a submission."""
+    try:
+        for staged in staging.iterdir():
+            target = blob_path(files_dir, staged.name)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staged, target)
+    except OSError as exc:
+        raise LogbookError(f"cannot store the logbook's files in {files_dir}: {exc}") from exc
 
 
 def _summary(record: LogbookRecord) -> tuple[EvidenceSummary, list[str]]:
@@ -182,6 +194,26 @@ def _summary(record: LogbookRecord) -> tuple[EvidenceSummary, list[str]]:
         for t in record.testimony
     ]
     return evidence, testimony
+
+
+def _check_participant_bytes(
+    ctx: ChallengeContext, session: Session, person: Participant, stored: int
+) -> None:
+    """Refuse a revision that would take the participant past ``participant_max_bytes``."""
+    used = int(
+        session.scalar(
+            select(func.coalesce(func.sum(Logbook.stored_bytes), 0)).where(
+                Logbook.participant_id == person.id
+            )
+        )
+        or 0
+    )
+    cap = ctx.settings.participant_max_bytes
+    if used + stored > cap:
+        raise LogbookError(
+            f"{person.handle!r} keeps {used:,} bytes on the board; this revision ({stored:,} "
+            f"bytes) would pass the participant's limit of {cap:,}"
+        )
 
 
 def _check_handle(handle: str) -> str:
@@ -217,16 +249,24 @@ def submit_logbook(
         for field, value in (("paper id", record.paper_id), ("title", record.title)):
             if "\x00" in value:  # PostgreSQL text cannot hold it; SQLite would store it
                 raise LogbookError(f"{source}: the logbook's {field} contains a NUL character")
+        stored = check_record(record, str(source)) + sum(f.size for f in record.files)
         files_dir = ctx.settings.resolved_files_dir()
-        created = _keep_files(record, root, files_dir)
+        staging = _stage_files(record, root, files_dir)
         try:
-            return _store(ctx, record, participant)
-        except BaseException:
-            _discard(created)
-            raise
+            return _store(ctx, record, participant, stored, lambda: _place(staging, files_dir))
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
 
 
-def _store(ctx: ChallengeContext, record: LogbookRecord, handle: str) -> SubmitReport:
+def _store(
+    ctx: ChallengeContext,
+    record: LogbookRecord,
+    handle: str,
+    stored: int,
+    place: Callable[[], None],
+) -> SubmitReport:
+    """Write the record in one transaction; ``place`` moves its files into the store just
+    before the commit (once every check has passed)."""
     revision = record.revision()
     warnings: list[str] = []
     with ctx.store.session() as session:
@@ -266,13 +306,15 @@ def _store(ctx: ChallengeContext, record: LogbookRecord, handle: str) -> SubmitR
             book = same
         else:
             status = "new-revision" if existing else "new"
+            _check_participant_bytes(ctx, session, person, stored)
             book = Logbook(
                 paper_id=paper.id, participant_id=person.id, revision=revision,
                 title=record.title, source_url=record.source, format=record.format,
-                manifest=record.model_dump(mode="json"),
+                manifest=record.model_dump(mode="json"), stored_bytes=stored,
             )  # fmt: skip
             session.add(book)
             session.flush()
+        place()
         evidence, testimony = _summary(record)
         return SubmitReport(
             status=status, logbook_id=book.id, paper_id=paper.venue_id, participant=handle,

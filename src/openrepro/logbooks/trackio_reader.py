@@ -36,6 +36,7 @@ import json
 import math
 import re
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -44,6 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from openrepro.errors import LogbookError
 from openrepro.logbooks.bundle import check_json_size, file_ref, json_limit_problem
+from openrepro.logbooks.limits import MAX_METRIC_ROWS, METRICS_SECONDS, Budget
 from openrepro.logbooks.records import (
     Artifact,
     Cell,
@@ -189,7 +191,7 @@ def _walk(node: _PageNode) -> Iterator[_PageNode]:
 def _page_path(logbook_dir: Path, node: _PageNode, manifest_name: str) -> Path:
     """The page's file; it must be a regular file inside the logbook folder (links resolved)."""
     pure = PurePosixPath(node.file)
-    if pure.is_absolute() or ".." in pure.parts or "\\" in node.file:
+    if pure.is_absolute() or ".." in pure.parts or "\\" in node.file or "\x00" in node.file:
         raise LogbookError(
             f"{manifest_name}: page {node.slug!r} file {node.file!r} must stay in the logbook"
         )
@@ -415,22 +417,43 @@ def _find_dbs(base: Path, trackio_dir: Path | None, projects: list[str] | None) 
 
 
 def _db_rows(path: Path) -> list[tuple[Any, ...]]:
+    """The rows of the database's ``metrics`` table: a real table only (a view could compute
+    anything), at most ``MAX_METRIC_ROWS`` of them, read within ``METRICS_SECONDS``."""
     uri = path.resolve().as_uri() + "?mode=ro"
     try:
         conn = sqlite3.connect(uri, uri=True)
     except sqlite3.Error as exc:
         raise LogbookError(f"{path}: cannot open the Trackio database ({exc})") from exc
+    deadline = time.monotonic() + METRICS_SECONDS
+    conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 1_000)
     try:
-        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
-        if "metrics" not in tables:
+        found = conn.execute(
+            "SELECT type, sql FROM sqlite_master WHERE name = 'metrics'"
+        ).fetchone()
+        if found is None:
             return []
-        return conn.execute(
-            "SELECT id, run_name, step, timestamp, metrics FROM metrics ORDER BY id"
+        kind = "virtual table" if "VIRTUAL" in str(found[1] or "").upper() else found[0]
+        if kind != "table":
+            raise LogbookError(f"{path}: `metrics` is a {kind}, not a table (only tables are read)")
+        rows = conn.execute(
+            "SELECT id, run_name, step, timestamp, metrics FROM metrics ORDER BY id LIMIT ?",
+            (MAX_METRIC_ROWS + 1,),
         ).fetchall()
+    except sqlite3.OperationalError as exc:
+        if str(exc) == "interrupted":
+            raise LogbookError(
+                f"{path}: reading the metrics took longer than {METRICS_SECONDS:g} s"
+            ) from exc
+        raise LogbookError(f"{path}: cannot read the Trackio database ({exc})") from exc
     except sqlite3.Error as exc:
         raise LogbookError(f"{path}: cannot read the Trackio database ({exc})") from exc
     finally:
         conn.close()
+    if len(rows) > MAX_METRIC_ROWS:
+        raise LogbookError(
+            f"{path}: more than {MAX_METRIC_ROWS:,} metrics rows (a logbook's limit)"
+        )
+    return rows
 
 
 def _blob(value: object, where: str) -> dict[str, Any]:
@@ -449,7 +472,8 @@ def _blob(value: object, where: str) -> dict[str, Any]:
     return data
 
 
-def _read_db(path: Path) -> list[Metric]:
+def _read_db(path: Path, budget: Budget | None = None) -> list[Metric]:
+    budget = budget or Budget(str(path))
     metrics: list[Metric] = []
     for row_id, run_name, step, timestamp, blob in _db_rows(path):
         where = f"{path}: metrics row {row_id}"
@@ -457,6 +481,7 @@ def _read_db(path: Path) -> list[Metric]:
         for key, raw in _blob(blob, where).items():
             value = _numeric(raw)
             if value is not None:
+                budget.metrics()
                 metrics.append(
                     Metric(
                         run=str(run_name), key=key, step=number, value=value,
@@ -482,11 +507,14 @@ def read_trackio_logbook(
     manifest_name = _rel(base, logbook_dir / MANIFEST)
     manifest = _read_manifest(logbook_dir / MANIFEST, manifest_name)
     builder = _Builder(base)
+    budget = Budget(manifest_name)  # caps: openrepro.logbooks.limits
     for node in _walk(manifest.root):
+        budget.pages()
         path = _page_path(logbook_dir, node, manifest_name)
         name = _rel(base, path)
-        builder.add_page(node, _read_text(path, name), name)
-    metrics = [m for db in _find_dbs(base, trackio_dir, projects) for m in _read_db(db)]
+        builder.add_page(node, budget.text(_read_text(path, name)), name)
+        budget.cells(len(builder.pages[-1].cells))
+    metrics = [m for db in _find_dbs(base, trackio_dir, projects) for m in _read_db(db, budget)]
     return build_record(manifest, builder, metrics, str(root))
 
 

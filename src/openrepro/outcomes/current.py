@@ -8,6 +8,10 @@ A verdict is *current* when it is
 * on an active claim;
 * and, in public views, not on a paper inside its anti-herding window (:func:`hidden_papers`).
 
+Its *group* (``grp``) is the unit of independence: ``team:<name>`` for a participant whose team
+membership is confirmed (:mod:`openrepro.identity`), else ``participant:<handle>``; a
+self-declared, unconfirmed team does not count as one.
+
 Its *effective value* (``value``) is the newest organizer edit or re-check decision
 (:class:`~openrepro.store.VerdictEdit`) when there is one, else the judge's value, except that a
 ``verified`` resting on evidence below the challenge's ``min_provenance_verified`` counts as
@@ -75,7 +79,8 @@ def current_verdicts_sql(hide: bool, restrict: str = "") -> str:
     ),
     eff AS (
         SELECT v.id AS verdict_id, v.claim_id, v.logbook_id, l.paper_id, l.participant_id,
-               COALESCE(pt.team, pt.handle) AS grp, v.provenance,
+               CASE WHEN pt.team IS NOT NULL AND pt.team_confirmed THEN 'team:' || pt.team
+                    ELSE 'participant:' || pt.handle END AS grp, v.provenance,
                CASE WHEN e.id IS NOT NULL THEN 1 ELSE 0 END AS edited,
                CASE
                  WHEN e.id IS NOT NULL THEN e.new_value
@@ -163,7 +168,7 @@ class CurrentVerdict:
     verdict: Verdict
     logbook: Logbook
     participant: str  # handle
-    team: str  # the team it counts for (the handle when the participant has none)
+    team: str  # the group it counts for: team:<name> (confirmed) or participant:<handle>
     value: str  # the effective value
     last_edit: VerdictEdit | None
 

@@ -127,6 +127,7 @@ class Totals(BaseModel):
 class ParticipantCredit(BaseModel):
     handle: str
     team: str | None = None
+    team_confirmed: bool = False  # an unconfirmed team does not count for independence
     logbooks: int = 0
     verdicts: int = 0
     verified: int = 0  # their verified verdicts on claims whose consensus is verified

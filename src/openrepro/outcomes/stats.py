@@ -84,7 +84,8 @@ _CREDIT_SQL = """,
         FROM eff e JOIN consensus k ON k.claim_id = e.claim_id
         GROUP BY e.participant_id
     )
-    SELECT pt.handle, pt.team, b.n, COALESCE(m.verdicts, 0), COALESCE(m.v, 0), COALESCE(m.f, 0)
+    SELECT pt.handle, pt.team, b.n, COALESCE(m.verdicts, 0), COALESCE(m.v, 0), COALESCE(m.f, 0),
+           pt.team_confirmed
     FROM books b JOIN participants pt ON pt.id = b.participant_id
     LEFT JOIN mine m ON m.participant_id = b.participant_id"""
 
@@ -131,8 +132,9 @@ def compute_stats(ctx: ChallengeContext, *, public: bool = False) -> Stats:
     consensus.update({k: int(n) for k, n in consensus_rows})
     credit = [
         ParticipantCredit(handle=h, team=t, logbooks=int(n), verdicts=int(vs), verified=int(v),
-                          falsified=int(f), credit=int(v) + int(f))
-        for h, t, n, vs, v, f in credit_rows
+                          falsified=int(f), credit=int(v) + int(f),
+                          team_confirmed=bool(t and tc))
+        for h, t, n, vs, v, f, tc in credit_rows
     ]  # fmt: skip
     credit.sort(key=lambda c: (-c.credit, -c.verified, -c.logbooks, c.handle))
     return Stats(
@@ -213,8 +215,9 @@ def render_tables(stats: Stats, *, credit_limit: int = 20) -> str:
             "|---|---|---:|---:|---:|---:|",
         ]
         for c in stats.credit[:credit_limit]:
+            team = f"{c.team} (unconfirmed)" if c.team and not c.team_confirmed else c.team or ""
             lines.append(
-                f"| {c.handle} | {c.team or ''} | {c.logbooks} | {c.verified} | {c.falsified} "
+                f"| {c.handle} | {team} | {c.logbooks} | {c.verified} | {c.falsified} "
                 f"| {c.credit} |"
             )
     return "\n".join(lines) + "\n"

@@ -9,15 +9,18 @@ from openrepro.papers.records import (
     SkippedItem,
 )
 from openrepro.papers.service import (
+    MAX_QUERY_CHARS,
     get_paper,
     import_papers,
     list_papers,
     search_papers,
+    search_terms,
     upsert_batch,
 )
 from openrepro.papers.sources import SourceReader, resolve_source
 
 __all__ = [
+    "MAX_QUERY_CHARS",
     "ImportReport",
     "PaperDetail",
     "PaperRecord",
@@ -30,5 +33,6 @@ __all__ = [
     "list_papers",
     "resolve_source",
     "search_papers",
+    "search_terms",
     "upsert_batch",
 ]

@@ -7,16 +7,19 @@ source does not know (``None``) never overwrites a stored value.
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from itertools import groupby
 from typing import Any
 
 from sqlalchemy import Select, func, select, text
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
-from openrepro.errors import NotFoundError
+from openrepro.errors import ConfigError, NotFoundError
 from openrepro.identity.service import check_not_frozen
 from openrepro.papers.records import (
     ImportReport,
@@ -29,7 +32,15 @@ from openrepro.papers.records import (
 from openrepro.store import Claim, Paper, Store
 from openrepro.store.models import utcnow
 
-__all__ = ["get_paper", "import_papers", "list_papers", "search_papers", "upsert_batch"]
+__all__ = [
+    "MAX_QUERY_CHARS",
+    "get_paper",
+    "import_papers",
+    "list_papers",
+    "search_papers",
+    "search_terms",
+    "upsert_batch",
+]
 
 Progress = Callable[[int], None]
 
@@ -212,50 +223,110 @@ def get_paper(session: Session, challenge_id: int, venue_id: str) -> PaperDetail
     )
 
 
-def _fts5_query(query: str) -> str:
+#: Search bounds: a query is cut to its first ``MAX_QUERY_CHARS`` characters and its first
+#: ``MAX_QUERY_TERMS`` distinct words (each at most ``MAX_TERM_CHARS`` long); one search may use
+#: the database for ``SEARCH_SECONDS`` at most. Repeating a word cost FTS5's snippet() (and
+#: PostgreSQL's ts_headline) time quadratic in the repetitions; distinct words bound it.
+MAX_QUERY_CHARS = 2_000
+MAX_QUERY_TERMS = 8
+MAX_TERM_CHARS = 64
+SEARCH_SECONDS = 2.0
+
+
+def search_terms(query: str) -> list[str]:
+    """The words a search uses: distinct (case-insensitively), bounded in number and length."""
+    cut = query[:MAX_QUERY_CHARS]
+    if len(query) > MAX_QUERY_CHARS and query[MAX_QUERY_CHARS].isalnum():
+        cut = cut.rstrip("".join(c for c in set(cut) if c.isalnum()))  # no half word at the end
+    words = "".join(c if c.isalnum() else " " for c in cut).split()
+    seen: dict[str, str] = {}
+    for word in words:
+        word = word[:MAX_TERM_CHARS]
+        seen.setdefault(word.casefold(), word)
+        if len(seen) == MAX_QUERY_TERMS:
+            break
+    return list(seen.values())
+
+
+def _fts5_query(terms: list[str]) -> str:
     """Each word as a quoted FTS5 string, AND-ed: user text can never be FTS5 syntax."""
-    words = [w for w in "".join(c if c.isalnum() else " " for c in query).split() if w]
-    return " ".join('"' + w + '"' for w in words)
+    return " ".join('"' + w + '"' for w in terms)
+
+
+@contextmanager
+def _time_limit(session: Session, seconds: float) -> Iterator[None]:
+    """Abort the statements run inside after ``seconds`` (SQLite: a progress handler that
+    interrupts; PostgreSQL: ``statement_timeout`` for the transaction)."""
+    if session.get_bind().dialect.name != "sqlite":
+        session.execute(text(f"SET LOCAL statement_timeout = {max(1, int(seconds * 1000))}"))
+        yield
+        return
+    raw = session.connection().connection.driver_connection
+    assert isinstance(raw, sqlite3.Connection)
+    deadline = time.monotonic() + seconds
+    raw.set_progress_handler(lambda: int(time.monotonic() > deadline), 100)
+    try:
+        yield
+    finally:
+        raw.set_progress_handler(None, 0)
 
 
 def search_papers(
-    session: Session, challenge_id: int, query: str, *, limit: int = 20
+    session: Session, challenge_id: int, query: str, *, limit: int = 20, snippets: bool = True
 ) -> list[SearchHit]:
-    """Full-text search over title, abstract and full text, best matches first."""
+    """Full-text search over title, abstract and full text, best matches first.
+
+    The query is bounded (:func:`search_terms`) and so is its time (``SEARCH_SECONDS``: a
+    :class:`~openrepro.errors.ConfigError` past it). ``snippets=False`` skips the highlighted
+    excerpts, the costly part, for lists that do not show them.
+    """
+    terms = search_terms(query)
+    if not terms:
+        return []
     dialect = session.get_bind().dialect.name
     if dialect == "sqlite":
-        match = _fts5_query(query)
-        if not match:
-            return []
+        snippet = "snippet(papers_fts, -1, '[', ']', ' … ', 12)" if snippets else "''"
         sql = text(
-            """
+            f"""
             SELECT p.venue_id, p.title, p.status,
                    -bm25(papers_fts, 10.0, 3.0, 1.0) AS score,
-                   snippet(papers_fts, -1, '[', ']', ' … ', 12) AS snippet
+                   {snippet} AS snippet
             FROM papers_fts JOIN papers p ON p.id = papers_fts.rowid
             WHERE papers_fts MATCH :match AND p.challenge_id = :challenge
             ORDER BY bm25(papers_fts, 10.0, 3.0, 1.0), p.venue_id
             LIMIT :limit
             """
         )
-        params = {"match": match, "challenge": challenge_id, "limit": limit}
+        params: dict[str, Any] = {
+            "match": _fts5_query(terms), "challenge": challenge_id, "limit": limit
+        }  # fmt: skip
     else:
-        if not query.strip():
-            return []
+        snippet = (
+            "ts_headline('english', coalesce(p.abstract, p.title), q, "
+            "'StartSel=[,StopSel=],MaxWords=24,MinWords=8')"
+            if snippets
+            else "''"
+        )
         sql = text(
-            """
+            f"""
             SELECT p.venue_id, p.title, p.status,
                    ts_rank_cd(p.search_vector, q) AS score,
-                   ts_headline('english', coalesce(p.abstract, p.title), q,
-                               'StartSel=[,StopSel=],MaxWords=24,MinWords=8') AS snippet
-            FROM papers p, websearch_to_tsquery('english', :query) q
+                   {snippet} AS snippet
+            FROM papers p, plainto_tsquery('english', :query) q
             WHERE p.search_vector @@ q AND p.challenge_id = :challenge
             ORDER BY score DESC, p.venue_id
             LIMIT :limit
             """
         )
-        params = {"query": query, "challenge": challenge_id, "limit": limit}
-    rows = session.execute(sql, params).mappings().all()
+        params = {"query": " ".join(terms), "challenge": challenge_id, "limit": limit}
+    try:
+        with _time_limit(session, SEARCH_SECONDS):
+            rows = session.execute(sql, params).mappings().all()
+    except OperationalError as exc:
+        raise ConfigError(
+            f"the search took longer than {SEARCH_SECONDS:g} s and was stopped: "
+            "use fewer or more specific words"
+        ) from exc
     return [
         SearchHit(
             venue_id=row["venue_id"],

@@ -1,25 +1,29 @@
 """`review serve`: a small page on 127.0.0.1 that shows one item at a time.
 
 No external resources (the page, its script and the images come from this server; a strict
-Content-Security-Policy says so), Jinja2 with autoescape, images under opaque ids (the source is
-hidden), keyboard shortcuts (the option keys), progress, and resumption: the next slot is the
-first of the reviewer's schedule without an answer in answers.csv.
+Content-Security-Policy says so), Jinja2 with autoescape, answers only from this server's own
+page (a per-start form token and an ``Origin`` check stop cross-site form posts), images under
+opaque ids (the source is hidden), keyboard shortcuts (the option keys), progress, and
+resumption: the next slot is the first of the reviewer's schedule without an answer in
+answers.csv.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import secrets
 from pathlib import Path
+from urllib.parse import urlsplit
 
-from fastapi import FastAPI, Form, HTTPException
+from fastapi import FastAPI, Form, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment
 
 from openrepro.errors import ConfigError
 from openrepro.review.task import AnswerLog, load_task, schedule
 
-__all__ = ["create_app", "serve_task"]
+__all__ = ["create_app", "same_origin", "serve_task"]
 
 _CSP = (
     "default-src 'none'; img-src 'self'; script-src 'self'; connect-src 'self'; "
@@ -48,6 +52,7 @@ button { font-size: 1.1rem; margin: 0.3rem; } kbd { border: 1px solid #999; padd
 </div>
 <form id="answer" method="post" action="/answer">
   <input type="hidden" name="slot" value="{{ slot.slot }}">
+  <input type="hidden" name="csrf" value="{{ csrf }}">
   {% for label, keys in options %}
   <button type="submit" name="choice" value="{{ label }}" data-keys="{{ keys|join(' ') }}">
     {{ label }} {% for k in keys %}<kbd>{{ k }}</kbd>{% endfor %}</button>
@@ -88,6 +93,20 @@ document.addEventListener('keydown', function (event) {
 """
 
 
+def same_origin(request: Request) -> bool:
+    """Whether a form post comes from this server's own page: an ``Origin`` (or, without one,
+    a ``Referer``) naming this host, and no ``Sec-Fetch-Site`` saying it is cross-site."""
+    host = request.headers.get("host", "")
+    site = request.headers.get("sec-fetch-site")
+    if site is not None and site not in ("same-origin", "none"):
+        return False
+    origin = request.headers.get("origin") or request.headers.get("referer")
+    if origin is None:
+        return True  # not a browser's cross-site form: those always send one of the two
+    parts = urlsplit(origin)
+    return parts.scheme in ("http", "https") and parts.netloc == host
+
+
 def create_app(folder: Path, reviewer: str) -> FastAPI:
     """The review page of the task in ``folder`` for ``reviewer``."""
     if not reviewer.strip():
@@ -107,6 +126,7 @@ def create_app(folder: Path, reviewer: str) -> FastAPI:
     for option in task.options:
         options.setdefault(option.label, []).append(option.key)
     app = FastAPI(title=f"review {task.name}", docs_url=None, redoc_url=None, openapi_url=None)
+    csrf = secrets.token_urlsafe(32)  # per server start: a form from another site cannot know it
 
     def secure(response: Response) -> Response:
         response.headers["Content-Security-Policy"] = _CSP
@@ -122,12 +142,19 @@ def create_app(folder: Path, reviewer: str) -> FastAPI:
         if slot is not None:
             left = tokens[(slot.item, slot.order[0])]
             right = tokens[(slot.item, slot.order[1])]
-        html = _PAGE.render(task=task, slot=slot, done=len(answered), total=len(slots),
+        html = _PAGE.render(task=task, slot=slot, done=len(answered), total=len(slots), csrf=csrf,
                             left=left, right=right, options=list(options.items()))  # fmt: skip
         return secure(HTMLResponse(html))
 
     @app.post("/answer")
-    def answer(slot: int = Form(...), choice: str = Form(...)) -> Response:
+    def answer(
+        request: Request,
+        slot: int = Form(...),
+        choice: str = Form(...),
+        csrf_token: str = Form("", alias="csrf"),
+    ) -> Response:
+        if not same_origin(request) or not hmac.compare_digest(csrf_token, csrf):
+            raise HTTPException(status_code=403, detail="cross-site or stale form: reload the page")
         if not 0 <= slot < len(slots) or choice not in options:
             raise HTTPException(status_code=400, detail="unknown slot or answer")
         log.record(slots[slot], reviewer, choice)

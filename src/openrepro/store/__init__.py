@@ -1,7 +1,12 @@
 """The storage layer: SQLAlchemy models, sessions and Alembic migrations."""
 
 # Each domain's tables live in their own module; importing them registers them on Base.metadata.
-from openrepro.store import tables_jobs, tables_organizer, tables_provenance  # noqa: F401
+from openrepro.store import (  # noqa: F401
+    tables_identity,
+    tables_jobs,
+    tables_organizer,
+    tables_provenance,
+)
 from openrepro.store.db import Store, head_revision, make_engine, normalize_url
 from openrepro.store.models import (
     CLAIM_KINDS,

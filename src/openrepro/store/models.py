@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     CheckConstraint,
     DateTime,
     Float,
@@ -22,6 +23,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
+from sqlalchemy import false as sa_false
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from openrepro.vocabulary import VERDICTS
@@ -30,6 +32,7 @@ __all__ = [
     "CLAIM_KINDS",
     "CLAIM_STATUSES",
     "JOB_STATUSES",
+    "PARTICIPANT_STATUSES",
     "ROLES",
     "Base",
     "Challenge",
@@ -50,6 +53,7 @@ CLAIM_KINDS = ("result", "efficiency", "theory", "qualitative")
 CLAIM_STATUSES = ("active", "removed")
 JOB_STATUSES = ("scheduling", "running", "completed", "error", "canceled")
 ROLES = ("participant", "organizer")
+PARTICIPANT_STATUSES = ("active", "pending")
 
 NAMING = {
     "ix": "ix_%(column_0_label)s",
@@ -218,6 +222,7 @@ class Participant(Base):
     __table_args__ = (
         UniqueConstraint("challenge_id", "handle", name="uq_participants_handle"),
         CheckConstraint(_in("role", ROLES), name="role"),
+        CheckConstraint(_in("status", PARTICIPANT_STATUSES), name="status"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -231,6 +236,14 @@ class Participant(Base):
     #: sha256 of the API token; the token itself is shown once and never stored.
     token_hash: Mapped[str | None] = mapped_column(String(64), default=None, unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # -- identity (issue: hostile participants): migration 0007 --
+    #: ``pending`` until an organizer approves the registration (policy ``approval``).
+    status: Mapped[str] = mapped_column(String(20), default="active", server_default="active")
+    #: The team is confirmed by one of its confirmed members or an organizer; until then the
+    #: participant counts alone in consensus (see :mod:`openrepro.identity.teams`).
+    team_confirmed: Mapped[bool] = mapped_column(default=False, server_default=sa_false())
+    #: Where the identity was checked: ``""`` (a handle), ``invite``, ``hf-oauth``.
+    identity_source: Mapped[str] = mapped_column(String(20), default="", server_default="")
 
 
 class Logbook(Base):
@@ -252,6 +265,9 @@ class Logbook(Base):
     format: Mapped[str] = mapped_column(String(50), default="trackio")
     manifest: Mapped[dict[str, Any]] = mapped_column(default=dict)
     submitted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: Bytes this revision keeps on the board (its record and its files), for the participant's
+    #: cap ``participant_max_bytes``; migration 0007 (0 for older rows).
+    stored_bytes: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
 
 
 class Verdict(Base):

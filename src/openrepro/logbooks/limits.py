@@ -1,0 +1,96 @@
+"""Caps on what one logbook may make the board store and show.
+
+A small upload can name the same file or page many times: a bundle whose 60 runs all name one
+log, a Trackio logbook with 2,000 page entries pointing at one page, a metrics "table" that is a
+recursive view. Every reader counts what it reads into the record against a :class:`Budget` and
+stops with a :class:`~openrepro.errors.LogbookError` naming the cap as soon as one is passed, so
+the work is bounded while reading, not only after. :func:`check_record` checks a finished record
+(any reader, a Space included) against the same caps, and the serialised size of what would be
+stored. The bytes a participant may keep on the board in all are a setting
+(``participant_max_bytes``), checked when a submission is stored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from openrepro.errors import LogbookError
+from openrepro.logbooks.records import LogbookRecord
+
+__all__ = [
+    "MAX_CELLS",
+    "MAX_METRICS",
+    "MAX_METRIC_ROWS",
+    "MAX_PAGES",
+    "MAX_RECORD_BYTES",
+    "MAX_RUNS",
+    "MAX_TEXT_BYTES",
+    "METRICS_SECONDS",
+    "Budget",
+    "check_record",
+]
+
+MAX_PAGES = 500  # page entries of a Trackio logbook
+MAX_CELLS = 20_000  # cells over all pages
+MAX_RUNS = 2_000  # recorded runs
+MAX_METRICS = 200_000  # logged metric values
+MAX_METRIC_ROWS = 200_000  # rows read from one Trackio metrics database
+MAX_TEXT_BYTES = 32 * 1024 * 1024  # text read into the record: pages, logs, scripts, write-ups
+MAX_RECORD_BYTES = 64 * 1024 * 1024  # the stored record (JSON), all of it
+METRICS_SECONDS = 10.0  # time one Trackio metrics database may take to read
+
+
+@dataclass
+class Budget:
+    """What one logbook has read so far; each ``add_*`` raises once a cap is passed."""
+
+    name: str = "the logbook"
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def _add(self, what: str, n: int, cap: int) -> None:
+        total = self.counts.get(what, 0) + n
+        self.counts[what] = total
+        if total > cap:
+            raise LogbookError(f"{self.name}: more than {cap:,} {what} (a logbook's limit)")
+
+    def pages(self, n: int = 1) -> None:
+        self._add("pages", n, MAX_PAGES)
+
+    def cells(self, n: int = 1) -> None:
+        self._add("cells", n, MAX_CELLS)
+
+    def runs(self, n: int = 1) -> None:
+        self._add("runs", n, MAX_RUNS)
+
+    def metrics(self, n: int = 1) -> None:
+        self._add("metric values", n, MAX_METRICS)
+
+    def text(self, chars: str) -> str:
+        """Count ``chars`` (read into the record) against the text cap; returns it."""
+        self._add("bytes of text", len(chars.encode("utf-8", "surrogatepass")), MAX_TEXT_BYTES)
+        return chars
+
+
+def check_record(record: LogbookRecord, name: str = "the logbook") -> int:
+    """Check a read record against every cap; returns the size of its stored JSON in bytes."""
+    budget = Budget(name)
+    budget.pages(len(record.pages))
+    budget.cells(sum(len(p.cells) for p in record.pages))
+    budget.runs(len(record.runs))
+    budget.metrics(len(record.metrics))
+    for page in record.pages:
+        for cell in page.cells:
+            budget.text(cell.body)
+    for run in record.runs:
+        budget.text(run.output)
+        for script in run.scripts.values():
+            budget.text(script)
+    for statement in record.testimony:
+        if not statement.cell:  # a cell's testimony is its body, counted above
+            budget.text(statement.text)
+    size = len(record.model_dump_json())
+    if size > MAX_RECORD_BYTES:
+        raise LogbookError(
+            f"{name}: its record would take {size:,} bytes, above the limit of {MAX_RECORD_BYTES:,}"
+        )
+    return size
