@@ -130,7 +130,7 @@ def find_numbers(sentence: str) -> list[NumberMention]:
     (``WikiText-103``, ``ViT-B/16``, ``top-1``, ``10-shot``) are not numbers the sentence states.
 
     This is the one number reader of the claims and their checks: a check's constants are
-    grounded when they are among these (:mod:`openrepro.checks.grounding`).
+    grounded when they are among these (:mod:`openrepro.claims.checks.grounding`).
     """
     found: list[NumberMention] = []
     for match in _MENTION.finditer(sentence):

@@ -12,8 +12,17 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from openrepro.checks import Draft, draft_check, draft_with_fallback
-from openrepro.checks.eval import DrafterReport, evaluate_drafter, read_check_labels, render_report
+from openrepro.claims.checks import (
+    Draft,
+    draft_check,
+    draft_with_fallback,
+)
+from openrepro.claims.checks.eval import (
+    DrafterReport,
+    evaluate_drafter,
+    read_check_labels,
+    render_report,
+)
 from openrepro.cli._common import (
     FormatOption,
     OutputFormat,

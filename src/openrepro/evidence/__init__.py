@@ -11,6 +11,8 @@ The layer below the judge's workflow (see docs/design.md, "The judge"):
 - :mod:`~openrepro.evidence.levels`: provenance levels, weakest first;
 - :mod:`~openrepro.evidence.checks`: consistency checks of self-recorded evidence and each run's
   provenance level (from stored replays and attestations);
+- :mod:`~openrepro.evidence.relations`: a claim's check evaluated over the values bound to its
+  quantities, with statistics over seeds;
 - :mod:`~openrepro.evidence.testimony`: what the participant's prose says (never evidence).
 
 Nothing here runs a model, replays a command or writes to the store; ``judge``, ``provenance``
@@ -63,6 +65,7 @@ from openrepro.evidence.records import (
     Scale,
     Verdict,
 )
+from openrepro.evidence.relations import Bound, Evaluation, evaluate
 from openrepro.evidence.testimony import stance_of, testimony_stance
 
 __all__ = [
@@ -71,8 +74,10 @@ __all__ = [
     "FLAGS",
     "PROVENANCE_LEVELS",
     "VERDICTS",
+    "Bound",
     "Comparison",
     "Decision",
+    "Evaluation",
     "EvidenceItem",
     "EvidenceLevels",
     "Flag",
@@ -90,6 +95,7 @@ __all__ = [
     "claim_metric_prefix",
     "compare",
     "decide",
+    "evaluate",
     "evidence_items",
     "is_quantified_over_all",
     "level_rank",

@@ -6,7 +6,7 @@ embedded-model test asserts only the validation behaviour, never that the tiny m
 
 from __future__ import annotations
 
-from openrepro.checks import (
+from openrepro.claims.checks import (
     LLMCheckDraft,
     Origin,
     Relation,

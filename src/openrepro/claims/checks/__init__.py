@@ -1,30 +1,26 @@
 """Checks: the typed, grounded relation a claim asserts, drafted by rules (or a model) and
-evaluated by statistics over seeds.
+reviewed by organizers. Code evaluates a check over bound evidence in
+:mod:`openrepro.evidence.relations`.
 
     draft = draft_check(quote)                   # rules; Draft(check=None, reason=...) if none
     result = evaluate(draft.check, [Bound(quantity="acc", seeds=[95.1, 95.3, 94.9])])
     result.verdict, result.rule, result.test, result.numbers
 """
 
-from openrepro.checks.draft import Draft, direction_of, draft_check
-from openrepro.checks.evaluate import (
-    CONFIDENCE,
-    RULES,
-    Bound,
-    CheckVerdict,
-    Evaluation,
-    Interval,
-    evaluate,
+from openrepro.claims.checks.draft import Draft, direction_of, draft_check
+from openrepro.claims.checks.grounding import (
+    grounding_problems,
+    is_grounded_constant,
+    require_grounded,
 )
-from openrepro.checks.grounding import grounding_problems, is_grounded_constant, require_grounded
-from openrepro.checks.llm_draft import (
+from openrepro.claims.checks.llm_draft import (
     PROMPT_VERSION,
     LLMCheckDraft,
     check_from_llm,
     draft_check_llm,
     draft_with_fallback,
 )
-from openrepro.checks.records import (
+from openrepro.claims.checks.records import (
     APPROX_DIFF_REL_TOL,
     APPROX_REL_TOL,
     CHECK_FORMAT,
@@ -46,20 +42,14 @@ __all__ = [
     "APPROX_DIFF_REL_TOL",
     "APPROX_REL_TOL",
     "CHECK_FORMAT",
-    "CONFIDENCE",
     "DEFAULT_REL_TOL",
     "PROMPT_VERSION",
-    "RULES",
-    "Bound",
     "Check",
-    "CheckVerdict",
     "Comparator",
     "Constant",
     "Direction",
     "Draft",
-    "Evaluation",
     "GrowthLaw",
-    "Interval",
     "LLMCheckDraft",
     "Origin",
     "Quantity",
@@ -71,7 +61,6 @@ __all__ = [
     "draft_check",
     "draft_check_llm",
     "draft_with_fallback",
-    "evaluate",
     "grounding_problems",
     "is_grounded_constant",
     "metric_key",

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openrepro.checks import (
+from openrepro.claims.checks import (
     Check,
     Comparator,
     Direction,

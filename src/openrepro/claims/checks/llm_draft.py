@@ -3,13 +3,14 @@
 The model fills :class:`LLMCheckDraft`: the relation and every choice from an enum, quantity
 names as slugs, and the numbers **as text copied from the claim**. Code then does the rest: it
 reads each number with :func:`openrepro.claims.values.find_numbers`, builds the
-:class:`~openrepro.checks.records.Check` (whose validator refuses inconsistent ones), and checks
+:class:`~openrepro.claims.checks.records.Check` (whose validator refuses inconsistent ones), and
+checks
 grounding against the quote. A reply that fails any of this is no check (``Draft(check=None,
 reason=...)``), never a guess; so is a reply that is not valid JSON for the schema after the
 client's repair round.
 
 :func:`draft_with_fallback` is the drafting pipeline: rules first
-(:func:`openrepro.checks.draft.draft_check`), the model only where no rule applies.
+(:func:`openrepro.claims.checks.draft.draft_check`), the model only where no rule applies.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from openrepro.checks.draft import Draft, draft_check
-from openrepro.checks.grounding import grounding_problems
-from openrepro.checks.records import (
+from openrepro.claims.checks.draft import Draft, draft_check
+from openrepro.claims.checks.grounding import grounding_problems
+from openrepro.claims.checks.records import (
     APPROX_DIFF_REL_TOL,
     DEFAULT_REL_TOL,
     Check,

@@ -4,7 +4,7 @@ A :class:`Check` names its **quantities** (each with a unit, a setting or datase
 metric key ``claims/<claim id>/<quantity>`` a logbook logs it under), one **relation** from
 :class:`Relation`, the metric's **direction** (higher or lower is better), a **tolerance**, and
 the **scale** the paper used. Every number in it is a :class:`Constant` that carries the text it
-was read from, so that :mod:`openrepro.checks.grounding` can verify it against the claim's
+was read from, so that :mod:`openrepro.claims.checks.grounding` can verify it against the claim's
 verbatim quote. Conjunctions (``all_of``) and quantified statements (``for_all``, ``exists``)
 nest checks: ``parts`` holds the conjuncts, ``inner`` the statement quantified over a sweep.
 
@@ -55,7 +55,7 @@ _NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
 
 class Relation(StrEnum):
-    """What the paper asserts; :mod:`openrepro.checks.evaluate` documents how each is decided."""
+    """What the paper asserts; :mod:`openrepro.evidence.relations` documents how each is decided."""
 
     equal = "equal"  # subject = constant, within the tolerance ("reaches 88.1%")
     bound = "bound"  # subject <comparator> constant ("at least 90%", "below 0.75")
@@ -102,7 +102,7 @@ class GrowthLaw(StrEnum):
 
 
 class Origin(StrEnum):
-    rules = "rules"  # drafted by code from the quote (openrepro.checks.draft)
+    rules = "rules"  # drafted by code from the quote (openrepro.claims.checks.draft)
     llm = "llm"  # drafted by a model through the constrained schema, validated by code
     organizer = "organizer"  # written or edited by an organizer
 

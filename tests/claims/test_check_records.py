@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from openrepro.checks import (
+from openrepro.claims.checks import (
     CHECK_FORMAT,
     Check,
     Comparator,

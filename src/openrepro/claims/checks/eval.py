@@ -28,8 +28,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from openrepro.checks.draft import Draft
-from openrepro.checks.records import Check, Direction, Relation
+from openrepro.claims.checks.draft import Draft
+from openrepro.claims.checks.records import Check, Direction, Relation
 from openrepro.claims.values import find_numbers
 from openrepro.errors import CheckError
 

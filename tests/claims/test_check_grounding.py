@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from openrepro.checks import (
+from openrepro.claims.checks import (
     Check,
     Comparator,
     Constant,

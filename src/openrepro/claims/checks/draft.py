@@ -1,7 +1,8 @@
 """Drafting checks from a claim's quote by rules: common phrasings only, and no guessing.
 
 :func:`draft_check` reads one quote and returns a :class:`Draft`: a grounded
-:class:`~openrepro.checks.records.Check` with ``origin=rules`` and the id of the rule that made
+:class:`~openrepro.claims.checks.records.Check` with ``origin=rules`` and the id of the rule that
+made
 it, or None with the reason no rule applies. A phrasing that is vague ("most", "in general",
 "almost always", "noticeably") or that the vocabulary cannot state ("second best") gets no
 check: an organizer, or the constrained LLM drafter, may write one.
@@ -52,8 +53,8 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from openrepro.checks.grounding import grounding_problems
-from openrepro.checks.records import (
+from openrepro.claims.checks.grounding import grounding_problems
+from openrepro.claims.checks.records import (
     APPROX_DIFF_REL_TOL,
     APPROX_REL_TOL,
     DEFAULT_REL_TOL,

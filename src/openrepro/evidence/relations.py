@@ -1,6 +1,7 @@
 """Evaluating a check on bound values: statistics over seeds, not point comparisons.
 
-Pure code, no store and no LLM: :func:`evaluate` takes a :class:`~openrepro.checks.records.Check`
+Pure code, no store and no LLM: :func:`evaluate` takes a
+:class:`~openrepro.claims.checks.records.Check`
 and, per quantity, the values the judge read at their pointers (:class:`Bound`: one value per
 seed, or a sweep of ``(x, y)`` points with one ``y`` per seed at each ``x``), and returns an
 :class:`Evaluation` that records the check, the bound values with their pointers, the test, its
@@ -69,7 +70,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 from scipy import stats
 
-from openrepro.checks.records import (
+from openrepro.claims.checks.records import (
     Check,
     Comparator,
     Direction,

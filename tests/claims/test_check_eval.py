@@ -7,8 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from openrepro.checks import Draft, Relation, draft_check
-from openrepro.checks.eval import evaluate_drafter, read_check_labels, render_report
+from openrepro.claims.checks import (
+    Draft,
+    Relation,
+    draft_check,
+)
+from openrepro.claims.checks.eval import evaluate_drafter, read_check_labels, render_report
 from openrepro.errors import CheckError
 
 LABELS = Path(__file__).parent.parent / "data" / "check_labels.jsonl"

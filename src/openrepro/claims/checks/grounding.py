@@ -1,6 +1,6 @@
 """Grounding: every constant of a check appears in the claim's verbatim quote.
 
-A :class:`~openrepro.checks.records.Constant` is grounded in a quote when
+A :class:`~openrepro.claims.checks.records.Constant` is grounded in a quote when
 
 1. its ``text`` occurs in the quote (after the presentation-only normalisation of
    :func:`openrepro.claims.text.normalize_with_map`: ligatures, whitespace, soft hyphens), and
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from openrepro.checks.records import Check, Constant
+from openrepro.claims.checks.records import Check, Constant
 from openrepro.claims.text import normalize_with_map
 from openrepro.claims.values import find_numbers
 from openrepro.errors import CheckError

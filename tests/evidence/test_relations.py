@@ -6,8 +6,7 @@ import math
 
 import pytest
 
-from openrepro.checks import (
-    Bound,
+from openrepro.claims.checks import (
     Check,
     Comparator,
     Constant,
@@ -18,6 +17,9 @@ from openrepro.checks import (
     Tolerance,
     Trend,
     draft_check,
+)
+from openrepro.evidence.relations import (
+    Bound,
     evaluate,
 )
 
@@ -361,7 +363,7 @@ def test_the_result_is_a_record_a_reader_can_redo() -> None:
 def test_welch_interval_agrees_with_scipys_welch_test() -> None:
     from scipy import stats
 
-    from openrepro.checks.evaluate import welch_interval
+    from openrepro.evidence.relations import welch_interval
 
     a, b = [84.0, 84.2, 83.9, 85.1], [79.0, 79.4, 78.8]
     mine = welch_interval(a, b)
