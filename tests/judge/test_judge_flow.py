@@ -114,13 +114,16 @@ def test_deterministic_verdicts_from_real_logbooks(
     report = judge_logbooks(challenge, None)
     by_book = {row.logbook_id: row for row in report.verdicts}
     assert by_book[ids["good"]].verdict == "verified"
-    assert by_book[ids["good"]].rule == "R8" and by_book[ids["good"]].path == "deterministic"
+    # judged by its check (a drafted equality within tolerance), not the old comparison
+    assert (
+        by_book[ids["good"]].rule.startswith("K:") and by_book[ids["good"]].path == "deterministic"
+    )
     assert by_book[ids["bad"]].verdict == "falsified"
     assert "testimony_disagrees" in by_book[ids["bad"]].flags
     assert (by_book[ids["units"]].verdict, by_book[ids["units"]].flags[0]) == (
         "inconclusive", "unit_mismatch"
     )  # fmt: skip
-    assert (by_book[ids["small"]].verdict, by_book[ids["small"]].rule) == ("toy", "R5")
+    assert (by_book[ids["small"]].verdict, by_book[ids["small"]].rule) == ("toy", "K:C1")  # scale
     assert by_book[ids["failed"]].verdict == "inconclusive"
     assert "run_failed" in by_book[ids["failed"]].flags
     assert by_book[ids["liar"]].verdict == "falsified"

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from openrepro.challenge import ChallengeContext
 from openrepro.cli import app
 from openrepro.errors import ConfigError
-from openrepro.evidence.records import Pointer
+from openrepro.evidence.records import Pointer, describe_pointer
 from openrepro.judge import judge_logbooks
 from openrepro.outcomes import (
     author_response_counts,
@@ -32,7 +32,6 @@ from openrepro.outreach import (
     send_messages,
 )
 from openrepro.recheck import decide, run_recheck
-from openrepro.recheck.checks import describe_pointer
 
 
 class _Inbox:

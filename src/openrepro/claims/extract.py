@@ -23,6 +23,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from openrepro.challenge import ChallengeContext
+from openrepro.claims.checks import draft_for_claim
 from openrepro.claims.prompts import load_prompt
 from openrepro.claims.records import (
     CLAIM_CHARS,
@@ -33,7 +34,7 @@ from openrepro.claims.records import (
     output_model,
 )
 from openrepro.claims.text import Sentence, candidate_sentences, locate
-from openrepro.claims.values import ReportedValue, parse_scale, parse_values
+from openrepro.claims.values import ReportedValue, Scale, parse_scale, parse_values
 from openrepro.errors import LLMOutputError, NotFoundError
 from openrepro.identity.service import ensure_writable
 from openrepro.llm import LLMClient, Message, Usage
@@ -257,6 +258,9 @@ def store_extraction(
                 quotes=[q.model_dump() for q in claim.quotes],
                 reported=[v.model_dump(exclude_defaults=True) for v in claim.reported],
                 scale=claim.scale, origin="llm", provenance=provenance,
+                check=draft_for_claim([q.text for q in claim.quotes],
+                                      f"{paper.venue_id}/C{number}",
+                                      Scale.model_validate(claim.scale)),
             )
         )  # fmt: skip
         number += 1

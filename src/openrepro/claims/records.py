@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
+from openrepro.claims.checks.records import Check
 from openrepro.claims.values import ReportedValue, Scale
 from openrepro.llm import Usage
 
@@ -89,6 +90,7 @@ class ClaimView(BaseModel):
     provenance: dict[str, Any]
     created_at: datetime
     edits: list[dict[str, Any]] = Field(default_factory=list)
+    check: Check | None = None  # what code checks (None: no check; the judge says so)
 
 
 class PaperExtraction(BaseModel):

@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
+from openrepro.claims.checks import Check, Origin, draft_for_claim, require_grounded
 from openrepro.claims.records import ClaimView, Quote
 from openrepro.claims.text import locate
 from openrepro.claims.values import Scale, parse_scale, parse_values
@@ -29,6 +30,7 @@ __all__ = [
     "list_claims",
     "remove_claim",
     "resolve_claim",
+    "set_check",
     "split_claim_id",
 ]
 
@@ -55,6 +57,7 @@ def claim_view(claim: Claim, venue_id: str) -> ClaimView:
         scale=Scale.model_validate(claim.scale),
         provenance=claim.provenance,
         created_at=claim.created_at,
+        check=Check.from_json(claim.check) if claim.check else None,
         edits=[
             {
                 "field": e.field,
@@ -186,6 +189,8 @@ def add_claim(
     )  # fmt: skip
     claim.edits.append(ClaimEdit(field="created", old_value=None, new_value=claim.key,
                                  editor=editor, reason="added by hand"))  # fmt: skip
+    claim.check = draft_for_claim([q.text for q in grounded], f"{paper.venue_id}/{claim.key}",
+                                  Scale.model_validate(scale))  # fmt: skip
     session.add(claim)
     session.flush()
     return claim_view(claim, paper.venue_id)
@@ -237,6 +242,51 @@ def edit_claim(
         claim.reported, claim.scale = _derived(
             paper, [Quote.model_validate(q) for q in claim.quotes]
         )
+        if not claim.check or claim.check.get("origin") != "organizer":
+            redrafted = draft_for_claim(
+                [q["text"] for q in claim.quotes], f"{paper.venue_id}/{claim.key}",
+                Scale.model_validate(claim.scale),
+            )  # fmt: skip
+            if redrafted != claim.check:
+                why = f"redrafted for the new quotes: {reason}"
+                edit = ClaimEdit(field="check", old_value=claim.check, new_value=redrafted,
+                                 editor=editor, reason=why)  # fmt: skip
+                claim.edits.append(edit)
+                claim.check = redrafted
+    session.flush()
+    return claim_view(claim, paper.venue_id)
+
+
+def set_check(
+    session: Session,
+    challenge_id: int,
+    claim_id: str,
+    check: Check | None,
+    *,
+    editor: str,
+    reason: str,
+    origin: Origin = Origin.organizer,
+) -> ClaimView:
+    """Replace a claim's check (``None`` removes it), kept in the claim's edit history. A check
+    an organizer writes must still be grounded: every constant in the claim's quotes."""
+    check_not_frozen(session, challenge_id)
+    claim, paper = get_claim(session, challenge_id, claim_id)
+    if not reason.strip():
+        raise ClaimError("say why the check changes (--reason)")
+    new: dict[str, Any] | None = None
+    if check is not None:
+        quotes = " … ".join(q["text"] for q in claim.quotes)
+        previous = claim.check.get("revision", 0) if claim.check else 0
+        keyed = check.for_claim(f"{paper.venue_id}/{claim.key}").model_copy(
+            update={"origin": origin, "revision": previous + 1, "quote": check.quote or quotes}
+        )
+        require_grounded(keyed, quotes)
+        new = keyed.model_dump(mode="json")
+    if new == claim.check:
+        raise ClaimError("nothing to change: the claim already has this check")
+    claim.edits.append(ClaimEdit(field="check", old_value=claim.check, new_value=new,
+                                 editor=editor, reason=reason))  # fmt: skip
+    claim.check = new
     session.flush()
     return claim_view(claim, paper.venue_id)
 

@@ -62,6 +62,7 @@ __all__ = [
     "parse_scale_number",
     "prediction_interval",
     "scale_ratio",
+    "units_disagree",
 ]
 
 DEFAULT_REL_TOL = 0.05
@@ -113,7 +114,7 @@ _FRACTION_METRICS = frozenset(
 )  # fmt: skip
 
 
-def _units_disagree(reported: ReportedValue, values: Sequence[float]) -> bool:
+def units_disagree(reported: ReportedValue, values: Sequence[float]) -> bool:
     """A percentage against fractions (or the reverse): 88.1 % vs 0.881 is not a mismatch of
     results but of units, and must not decide a verdict either way."""
     rate = reported.unit == "%" or reported.metric in _FRACTION_METRICS
@@ -162,7 +163,7 @@ def _allowed(reported: ReportedValue, rel_tol: float) -> float:
 def _compare_values(
     result: Comparison, values: list[float], reported: ReportedValue, rel_tol: float
 ) -> Comparison:
-    if _units_disagree(reported, values):
+    if units_disagree(reported, values):
         result.unit_mismatch = True
         result.detail = f"paper reports {reported.text}, logbook values look like another unit"
         return result

@@ -23,6 +23,7 @@ __all__ = [
     "Pointer",
     "Scale",
     "Verdict",
+    "describe_pointer",
 ]
 
 Flag = Literal[
@@ -55,6 +56,15 @@ class Pointer(BaseModel):
     line: int | None = None  # 1-based line of the run's output
     path: str = ""  # file path in the logbook
     sha256: str = ""
+
+
+def describe_pointer(pointer: Pointer) -> str:
+    """One line naming a pointer, as people read it."""
+    if pointer.kind == "metric":
+        return f"metric {pointer.key} (run {pointer.run}, step {pointer.step})"
+    if pointer.kind == "output_line":
+        return f"output line {pointer.line} of run {pointer.run}"
+    return f"file {pointer.path} (sha256 {pointer.sha256[:16]})"
 
 
 class EvidenceItem(BaseModel):

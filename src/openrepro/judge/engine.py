@@ -21,14 +21,17 @@ from pydantic import BaseModel, Field, create_model
 from openrepro.claims.records import ClaimView
 from openrepro.claims.values import ReportedValue
 from openrepro.errors import LLMOutputError
+from openrepro.evidence.binding import bind_check
 from openrepro.evidence.checks import EvidenceLevels, apply_levels, verdict_level
 from openrepro.evidence.decide import (
     DEFAULT_REL_TOL,
+    SCALE_FACTOR,
     compare,
     decide,
     is_quantified_over_all,
     parse_scale_number,
     scale_ratio,
+    units_disagree,
 )
 from openrepro.evidence.gather import (
     check_pointer,
@@ -39,14 +42,15 @@ from openrepro.evidence.gather import (
     within_recorded_run,
 )
 from openrepro.evidence.levels import ProvenanceLevel
-from openrepro.evidence.records import Decision, Flag, Measurement, Pointer, Scale
+from openrepro.evidence.records import FLAGS, Decision, Flag, Measurement, Pointer, Scale
+from openrepro.evidence.relations import evaluate
 from openrepro.evidence.testimony import testimony_stance
 from openrepro.llm import LLMClient, Message, Usage
 from openrepro.logbooks.records import LogbookRecord
 
 __all__ = ["JUDGE_VERSION", "PROMPT_VERSION", "JudgedClaim", "judge_claim", "judge_config"]
 
-JUDGE_VERSION = "rules-v1"
+JUDGE_VERSION = "rules-v2"  # v2: a claim with a check is judged by its relation
 PROMPT_VERSION = "judge-extract-v1"
 _SCALE_DIMS = ("parameters", "data", "steps")
 
@@ -59,6 +63,8 @@ class JudgedClaim(BaseModel):
     measured: list[float] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     provenance: ProvenanceLevel = "testimony"  # the level of the evidence the verdict rests on
+    #: for a claim judged by its check: the evaluation (check, bound values, test, numbers)
+    details: dict[str, Any] = Field(default_factory=dict)
 
 
 def judge_config(model: str = "", rel_tol: float = DEFAULT_REL_TOL) -> str:
@@ -218,6 +224,40 @@ def _metric_of(claim: ClaimView) -> str:
     return claim.reported[0].metric if claim.reported else ""
 
 
+def _by_check(
+    record: LogbookRecord,
+    claim: ClaimView,
+    found: list[Measurement],
+    levels: EvidenceLevels | None,
+) -> JudgedClaim | None:
+    """The claim judged by its check (rule ``K``: the check's own rule decides, see
+    :mod:`openrepro.evidence.relations`), or None when nothing that counts binds any of its
+    quantities (the comparison of reported values then applies, R1-R9)."""
+    assert claim.check is not None
+    leveled, provenance_flags = apply_levels(record, claim.id, found, levels)
+    usable = [m for m in leveled if m.within_run and m.run_ok and m.level != "testimony"]
+    bound, used = bind_check(claim.check, usable)
+    if not bound:
+        return None
+    values = [v for b in bound for v in [*b.seeds, *(y for _, y in b.points)]]
+    if any(units_disagree(reported, values) for reported in claim.reported):
+        return None  # a percentage against fractions: the comparison's R4 says so
+    ratio = scale_ratio(_paper_scale(claim), _logbook_scale(record, claim.id))
+    reduced = ratio is not None and ratio >= SCALE_FACTOR
+    result = evaluate(claim.check, bound, reduced_scale=reduced)
+    flags: list[Flag] = [f for f in FLAGS if f in result.flags]
+    rationale = "; ".join(part for part in (result.description, result.test, result.detail) if part)
+    decision = Decision(verdict=result.verdict, rule=f"K:{result.rule}",
+                        rationale=f"{result.rule_name}: {rationale}", flags=flags)  # fmt: skip
+    extra = _extra_flags(record, claim, decision.verdict)
+    decision.flags = list(dict.fromkeys([*decision.flags, *provenance_flags, *extra]))
+    return JudgedClaim(
+        claim_id=claim.id, decision=decision, path="deterministic",
+        evidence=[m.pointer for m in used], measured=[m.value for m in used],
+        provenance=verdict_level(used), details=result.model_dump(mode="json"),
+    )  # fmt: skip
+
+
 def judge_claim(
     record: LogbookRecord,
     claim: ClaimView,
@@ -234,6 +274,10 @@ def judge_claim(
     measurement takes its run's provenance level and the verdict the weakest level it rests on
     (:mod:`openrepro.evidence.checks`)."""
     found = [m for m in measurements(record, claim.id) if not m.metric.startswith("scale/")]
+    if found and claim.check is not None:
+        checked = _by_check(record, claim, found, levels)
+        if checked is not None:
+            return checked
     if found:
         return _finish(record, claim, found, "deterministic", rel_tol, Usage(), levels)
     panel = [*([client] if client is not None else []), *clients]

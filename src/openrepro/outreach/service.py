@@ -22,12 +22,11 @@ from sqlalchemy.orm import Session
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.service import claim_view, resolve_claim
 from openrepro.errors import ConfigError, NotFoundError
-from openrepro.evidence.records import Pointer
+from openrepro.evidence.records import Pointer, describe_pointer
 from openrepro.identity import LOCAL_ORGANIZER, Actor, ensure_writable, require_organizer
 from openrepro.outcomes.current import current_verdicts
 from openrepro.outreach.records import MessageView
 from openrepro.recheck import latest_decisions
-from openrepro.recheck.checks import describe_pointer
 from openrepro.store import Challenge, Claim, Paper
 from openrepro.store.models import utcnow
 from openrepro.store.tables_organizer import (

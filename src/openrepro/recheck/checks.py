@@ -39,12 +39,12 @@ from openrepro.evidence.gather import (
     claim_metric_prefix,
     measurements,
 )
-from openrepro.evidence.records import Pointer, Scale
+from openrepro.evidence.records import Pointer, Scale, describe_pointer
 from openrepro.evidence.testimony import testimony_stance
 from openrepro.logbooks.records import LogbookRecord, Metric, Run
 from openrepro.recheck.records import Finding
 
-__all__ = ["UNIT_FACTORS", "code_checks", "describe_pointer", "measured_values"]
+__all__ = ["UNIT_FACTORS", "code_checks", "measured_values"]
 
 #: Factors that are a change of unit rather than a different result.
 UNIT_FACTORS: tuple[tuple[float, str], ...] = (
@@ -70,15 +70,6 @@ _STEPS_TEXT = re.compile(
     re.IGNORECASE,
 )
 _PER = re.compile(r"\bper[ _-]+([A-Za-z]+)", re.IGNORECASE)
-
-
-def describe_pointer(pointer: Pointer) -> str:
-    """One line naming a pointer, as people read it."""
-    if pointer.kind == "metric":
-        return f"metric {pointer.key} (run {pointer.run}, step {pointer.step})"
-    if pointer.kind == "output_line":
-        return f"output line {pointer.line} of run {pointer.run}"
-    return f"file {pointer.path} (sha256 {pointer.sha256[:16]})"
 
 
 def _close(a: float, b: float, tol: float) -> bool:

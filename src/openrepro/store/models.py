@@ -156,6 +156,8 @@ class Claim(Base):
     status: Mapped[str] = mapped_column(String(20), default="active")
     origin: Mapped[str] = mapped_column(String(20), default="llm")
     provenance: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    #: the claim's check (openrepro.claims.checks.Check as JSON); None: no check yet
+    check: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     paper: Mapped[Paper] = relationship(back_populates="claims")
@@ -287,6 +289,9 @@ class Verdict(Base):
     verdict: Mapped[str] = mapped_column(String(20))
     rationale: Mapped[str] = mapped_column(Text, default="")
     evidence: Mapped[list[Any]] = mapped_column(default=list)
+    #: how code decided: for a claim with a check, the evaluation (the check, the bound values
+    #: with their pointers, the test and its numbers), so a reader can redo it
+    details: Mapped[dict[str, Any]] = mapped_column(default=dict)
     flags: Mapped[list[str]] = mapped_column(default=list)
     provenance: Mapped[str] = mapped_column(String(30), default="testimony")
     judge_config: Mapped[str] = mapped_column(String(100))

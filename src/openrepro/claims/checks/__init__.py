@@ -7,7 +7,7 @@ reviewed by organizers. Code evaluates a check over bound evidence in
     result.verdict, result.rule, result.test, result.numbers
 """
 
-from openrepro.claims.checks.draft import Draft, direction_of, draft_check
+from openrepro.claims.checks.draft import Draft, direction_of, draft_check, draft_for_claim
 from openrepro.claims.checks.grounding import (
     grounding_problems,
     is_grounded_constant,
@@ -36,6 +36,7 @@ from openrepro.claims.checks.records import (
     Tolerance,
     Trend,
     metric_key,
+    sweep_metric,
 )
 
 __all__ = [
@@ -60,9 +61,11 @@ __all__ = [
     "direction_of",
     "draft_check",
     "draft_check_llm",
+    "draft_for_claim",
     "draft_with_fallback",
     "grounding_problems",
     "is_grounded_constant",
     "metric_key",
     "require_grounded",
+    "sweep_metric",
 ]

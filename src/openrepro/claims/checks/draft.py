@@ -49,7 +49,9 @@ Default readings of ambiguous phrases (documented in docs/checks.md):
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -72,7 +74,7 @@ from openrepro.claims.checks.records import (
 from openrepro.claims.text import normalize_with_map
 from openrepro.claims.values import NumberMention, Scale, dataset_of, find_numbers
 
-__all__ = ["Draft", "direction_of", "draft_check"]
+__all__ = ["Draft", "direction_of", "draft_check", "draft_for_claim"]
 
 
 class Draft(BaseModel):
@@ -1171,3 +1173,16 @@ def draft_check(quote: str, *, claim_id: str = "", scale: Scale | None = None) -
     if claim_id:
         check = check.for_claim(claim_id)
     return Draft(check=check, rule="+".join(rules))
+
+
+def draft_for_claim(
+    quotes: Sequence[str], claim_id: str, scale: Scale | None = None
+) -> dict[str, Any] | None:
+    """The stored form (JSON) of the rules' check for a claim: the first of its quotes a rule
+    drafts a grounded check for, keyed to ``claim_id``; None when no rule applies to any."""
+    for quote in quotes:
+        draft = draft_check(quote, claim_id=claim_id, scale=scale)
+        if draft.check is not None:
+            stored: dict[str, Any] = draft.check.for_claim(claim_id).model_dump(mode="json")
+            return stored
+    return None

@@ -40,6 +40,7 @@ __all__ = [
     "Tolerance",
     "Trend",
     "metric_key",
+    "sweep_metric",
 ]
 
 #: the stored JSON format of checks; a reader refuses formats it does not know
@@ -131,6 +132,16 @@ class Tolerance(BaseModel):
 def metric_key(claim_id: str, quantity: str) -> str:
     """The exact metric key a logbook logs ``quantity`` of ``claim_id`` under."""
     return f"claims/{claim_id}/{quantity}"
+
+
+def sweep_metric(sweep: str) -> str:
+    """The metric name a run logs the swept variable under (``claims/<claim id>/<this>``): the
+    sweep's words in lower case joined by ``_`` ("model size" -> ``model_size``, "k" -> ``k``).
+    A swept quantity is measured once per run: the run's last value of the quantity at the
+    run's value of this metric."""
+    words = re.findall(r"[a-z0-9]+", sweep.lower())
+    name = "_".join(words)[:40].strip("_") or "x"
+    return name if name[0].isalpha() else f"x_{name}"
 
 
 class Quantity(BaseModel):

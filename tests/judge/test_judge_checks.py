@@ -1,0 +1,102 @@
+"""The judge decides a claim with a check by its relation, on real Trackio logbooks.
+
+"reaches at least 90 % accuracy" measured 95.1 / 95.3 / 94.9 over three seeds: the equality
+comparison of reported values falsifies it (90 is outside the seeds' interval); the check (a
+bound, >= 90) verifies it, and falsifies it only when the seeds are below 90 with confidence.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from openrepro.challenge import ChallengeContext
+from openrepro.claims import add_claim
+from openrepro.claims.service import set_check
+from openrepro.judge.service import judge_logbooks
+from openrepro.logbooks.submit import submit_logbook
+from openrepro.papers import PaperRecord, import_papers
+from openrepro.store import Claim, Verdict
+from openrepro.workspace import pull_paper
+
+ABSTRACT = "On CIFAR-10 our method reaches at least 90% accuracy with a small backbone."
+TRAIN = """
+import sys, trackio
+for seed, value in enumerate(float(v) for v in sys.argv[1].split(",")):
+    trackio.init(project="repro", name=f"seed{seed}")
+    trackio.log({"claims/p1/C1/accuracy": value})
+    trackio.finish()
+"""
+
+
+def _trackio(ws: Path, *args: str) -> None:
+    env = {**os.environ, "TRACKIO_DIR": str(ws / ".trackio"), "HOME": str(ws),
+           "HF_HUB_OFFLINE": "1"}  # fmt: skip
+    cli = Path(sys.executable).parent / "trackio"
+    done = subprocess.run([str(cli), *args], cwd=ws, env=env, capture_output=True, text=True,
+                          timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+
+def _attempt(ctx: ChallengeContext, tmp: Path, name: str, values: str) -> int:
+    ws = tmp / name
+    pages = pull_paper(ctx, "p1", ws).pages
+    (ws / "train.py").write_text(TRAIN)
+    _trackio(ws, "logbook", "run", "--page", pages["p1/C1"], "--", sys.executable, "train.py",
+             values)  # fmt: skip
+    return submit_logbook(ctx, ws, handle=name).logbook_id
+
+
+@pytest.fixture
+def bound_claim(challenge: ChallengeContext) -> None:
+    paper = PaperRecord(venue_id="p1", title="Bounds", abstract=ABSTRACT)
+    import_papers(challenge.store, challenge.challenge_id, [paper], source="t")
+    with challenge.store.session() as s:
+        view = add_claim(
+            s, challenge.challenge_id, "p1", text="At least 90% accuracy on CIFAR-10.",
+            kind="result", quotes=["reaches at least 90% accuracy"], editor="org",
+        )  # fmt: skip
+    assert view.check is not None and view.check.relation == "bound"  # drafted by the rules
+    assert view.check.constant is not None and view.check.constant.value == 90
+
+
+def test_a_bound_is_judged_as_a_bound_both_ways(
+    challenge: ChallengeContext, bound_claim: None, tmp_path: Path
+) -> None:
+    ids = {
+        "above": _attempt(challenge, tmp_path, "above", "95.1,95.3,94.9"),
+        "below": _attempt(challenge, tmp_path, "below", "85.2,85.0,84.9"),
+        "noisy": _attempt(challenge, tmp_path, "noisy", "80.0,99.0,91.0"),
+    }
+    report = judge_logbooks(challenge, None)
+    got = {row.logbook_id: row for row in report.verdicts}
+    assert got[ids["above"]].verdict == "verified" and got[ids["above"]].rule.startswith("K:")
+    assert got[ids["below"]].verdict == "falsified"
+    assert got[ids["noisy"]].verdict == "inconclusive"  # too noisy to decide either way
+    with challenge.store.session() as s:
+        stored = s.scalar(select(Verdict).where(Verdict.logbook_id == ids["above"]))
+        assert stored is not None
+        details = stored.details
+    # the verdict records what a reader needs to redo it: the check, the values, the test
+    assert details["check"]["relation"] == "bound"
+    assert sorted(details["bound"][0]["seeds"]) == [94.9, 95.1, 95.3]
+    assert all("claims/p1/C1/accuracy" in p for p in details["bound"][0]["pointers"])
+    assert details["test"] and details["verdict"] == "verified"
+
+
+def test_without_the_check_the_equality_comparison_falsifies(
+    challenge: ChallengeContext, bound_claim: None, tmp_path: Path
+) -> None:
+    """The false falsification the check prevents, shown on the same logbook: with the check
+    removed, the reported value 90 is compared for equality and the claim is falsified."""
+    book = _attempt(challenge, tmp_path, "above", "95.1,95.3,94.9")
+    with challenge.store.session() as s:
+        set_check(s, challenge.challenge_id, "p1/C1", None, editor="org", reason="test")
+        assert s.scalar(select(Claim.check)) is None
+    [row] = judge_logbooks(challenge, None).verdicts
+    assert (row.logbook_id, row.verdict, row.rule) == (book, "falsified", "R6")
