@@ -27,10 +27,11 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 
 from openrepro.challenge import ChallengeContext
-from openrepro.errors import LogbookError, NotFoundError
+from openrepro.errors import LogbookError
 from openrepro.identity.service import check_not_frozen
-from openrepro.logbooks.records import LogbookRecord
-from openrepro.store import Claim, Logbook, Paper, Participant
+from openrepro.logbooks.linking import link_paper
+from openrepro.logbooks.records import LogbookRecord, PaperRef
+from openrepro.store import Claim, Logbook, Participant
 
 __all__ = [
     "ARCHIVE_SUFFIXES",
@@ -48,6 +49,7 @@ class EvidenceSummary(BaseModel):
     runs: list[dict[str, object]] = Field(default_factory=list)
     metrics: dict[str, int] = Field(default_factory=dict)  # key -> number of values
     artifacts: list[str] = Field(default_factory=list)
+    tables: list[dict[str, object]] = Field(default_factory=list)  # addressable table cells
 
 
 class SubmitReport(BaseModel):
@@ -65,6 +67,8 @@ class SubmitReport(BaseModel):
     evidence: EvidenceSummary
     testimony: list[str]  # first line of each statement
     warnings: list[str] = Field(default_factory=list)
+    linked_by: str = ""  # the reference that named the paper, e.g. "tag 'XYZ' (...)"
+    side_files: list[dict[str, object]] = Field(default_factory=list)  # claims copies, status...
 
 
 def _find_root(folder: Path) -> tuple[Path, str]:
@@ -146,8 +150,13 @@ def _keep_files(record: LogbookRecord, root: Path, files_dir: Path) -> list[Path
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".incoming-")
-            with os.fdopen(fd, "wb") as out, (root / ref.path).open("rb") as src:
-                shutil.copyfileobj(src, out)
+            made = record.embedded(ref.path)  # an image decoded from a figure cell
+            with os.fdopen(fd, "wb") as out:
+                if made is not None:
+                    out.write(made)
+                else:
+                    with (root / ref.path).open("rb") as src:
+                        shutil.copyfileobj(src, out)
             os.replace(tmp, target)
             created.append(target)
     except OSError as exc:
@@ -174,7 +183,14 @@ def _summary(record: LogbookRecord) -> tuple[EvidenceSummary, list[str]]:
             for r in record.runs
         ],
         artifacts=[a.file.path for a in record.artifacts],
-    )
+        tables=[
+            {
+                "table": t.table, "source": t.source, "format": t.format, "path": t.path,
+                "cell": t.cell, "run": t.run, "columns": t.columns, "rows": t.rows,
+            }
+            for t in record.tables
+        ],
+    )  # fmt: skip
     for metric in record.metrics:
         evidence.metrics[metric.key] = evidence.metrics.get(metric.key, 0) + 1
     testimony = [
@@ -193,9 +209,16 @@ def _check_handle(handle: str) -> str:
 
 
 def submit_logbook(
-    ctx: ChallengeContext, source: Path | str, *, handle: str | None = None
+    ctx: ChallengeContext,
+    source: Path | str,
+    *,
+    handle: str | None = None,
+    paper: str | None = None,
 ) -> SubmitReport:
     """Validate and store one logbook (see the module docstring).
+
+    The paper is ``paper`` when given, else the one the logbook names
+    (:func:`~openrepro.logbooks.linking.link_paper`).
 
     A ``str`` naming a Space (:func:`~openrepro.logbooks.space.parse_space_ref`) is downloaded;
     any other ``str``, and every :class:`~pathlib.Path`, is a local folder or archive.
@@ -212,33 +235,46 @@ def submit_logbook(
             root, _ = _find_root(folder)  # file paths in the record are relative to it
             record = read_logbook(folder).model_copy(update={"source": str(source)})
         participant = _check_handle(handle or record.participant or "")
-        if not record.paper_id:
-            raise LogbookError(f"{source}: the logbook does not say which paper it reproduces")
-        for field, value in (("paper id", record.paper_id), ("title", record.title)):
+        for field, value in (("paper id", record.paper_id or ""), ("title", record.title)):
             if "\x00" in value:  # PostgreSQL text cannot hold it; SQLite would store it
                 raise LogbookError(f"{source}: the logbook's {field} contains a NUL character")
         files_dir = ctx.settings.resolved_files_dir()
         created = _keep_files(record, root, files_dir)
         try:
-            return _store(ctx, record, participant)
+            return _store(ctx, record, participant, paper)
         except BaseException:
             _discard(created)
             raise
 
 
-def _store(ctx: ChallengeContext, record: LogbookRecord, handle: str) -> SubmitReport:
-    revision = record.revision()
-    warnings: list[str] = []
+def _refs(record: LogbookRecord) -> list[PaperRef]:
+    if record.paper_refs:
+        return record.paper_refs
+    if record.paper_id:  # a record read before paper references were kept
+        return [PaperRef(kind="venue_id", value=record.paper_id, source="paper")]
+    return []
+
+
+def relinked(record: LogbookRecord, venue_id: str) -> LogbookRecord:
+    """``record`` for paper ``venue_id``: its claim ids, written with whatever id the logbook
+    used for its paper (an arXiv id, a tag's id), are rewritten to the challenge's."""
+    aliases = {r.value for r in record.paper_refs} | {record.paper_id or ""}
+    claims = set()
+    for claim in record.claims:
+        paper, _, key = claim.partition("/")
+        claims.add(f"{venue_id}/{key}" if paper in aliases and key else claim)
+    return record.model_copy(update={"paper_id": venue_id, "claims": sorted(claims)})
+
+
+def _store(
+    ctx: ChallengeContext, record: LogbookRecord, handle: str, explicit: str | None = None
+) -> SubmitReport:
+    warnings: list[str] = list(record.warnings)
     with ctx.store.session() as session:
         check_not_frozen(session, ctx.challenge_id)
-        paper = session.scalar(
-            select(Paper).where(
-                Paper.challenge_id == ctx.challenge_id, Paper.venue_id == record.paper_id
-            )
-        )
-        if paper is None:
-            raise NotFoundError(f"the logbook is for paper {record.paper_id!r}, which is not in "
-                                "this challenge")  # fmt: skip
+        paper, decided = link_paper(session, ctx.challenge_id, _refs(record), explicit=explicit)
+        record = relinked(record, paper.venue_id)
+        revision = record.revision()
         known = {
             f"{paper.venue_id}/{key}"
             for key in session.scalars(
@@ -279,4 +315,6 @@ def _store(ctx: ChallengeContext, record: LogbookRecord, handle: str) -> SubmitR
             revision=revision, format=record.format, claims=record.claims,
             files=len(record.files), bytes=sum(f.size for f in record.files),
             evidence=evidence, testimony=testimony, warnings=warnings,
+            linked_by=f"{decided.kind} {decided.value!r} ({decided.source})",
+            side_files=[s.model_dump(mode="json") for s in record.side_files],
         )  # fmt: skip
