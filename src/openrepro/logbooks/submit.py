@@ -31,6 +31,7 @@ from openrepro.errors import LogbookError
 from openrepro.identity.service import check_not_frozen
 from openrepro.logbooks.linking import link_paper
 from openrepro.logbooks.records import LogbookRecord, PaperRef
+from openrepro.logbooks.trackio_reader import page_claims
 from openrepro.store import Claim, Logbook, Participant
 
 __all__ = [
@@ -259,9 +260,9 @@ def relinked(record: LogbookRecord, venue_id: str) -> LogbookRecord:
     """``record`` for paper ``venue_id``: its claim ids, written with whatever id the logbook
     used for its paper (an arXiv id, a tag's id), are rewritten to the challenge's."""
     aliases = {r.value for r in record.paper_refs} | {record.paper_id or ""}
-    claims = set()
+    claims = set(page_claims(venue_id, record.pages)) if record.format == "trackio" else set()
     for claim in record.claims:
-        paper, _, key = claim.partition("/")
+        paper, _, key = claim.rpartition("/")
         claims.add(f"{venue_id}/{key}" if paper in aliases and key else claim)
     return record.model_copy(update={"paper_id": venue_id, "claims": sorted(claims)})
 

@@ -70,7 +70,7 @@ from openrepro.logbooks.records import (
 from openrepro.logbooks.sidefiles import find_side_files
 from openrepro.logbooks.tables import index_tables
 
-__all__ = ["SCHEMA_VERSION", "read_trackio_export", "read_trackio_logbook"]
+__all__ = ["SCHEMA_VERSION", "page_claims", "read_trackio_export", "read_trackio_logbook"]
 
 SCHEMA_VERSION = 2
 PROJECT_DIR = ".trackio"
@@ -383,6 +383,11 @@ def _paper_id(paper: str | dict[str, Any] | None) -> str | None:
             if isinstance(value, str | int) and str(value).strip():
                 return str(value).strip()
     return None
+
+
+def page_claims(paper_id: str, pages: list[Page]) -> list[str]:
+    """The claims of paper ``paper_id`` that page titles name ("Claim 2: ...", "Claim C2")."""
+    return sorted({f"{paper_id}/C{key}" for p in pages for key in _PAGE_CLAIM_RE.findall(p.title)})
 
 
 def _claims(paper_id: str | None, pages: list[Page], metrics: list[Metric]) -> list[str]:
