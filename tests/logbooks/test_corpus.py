@@ -15,6 +15,7 @@ from sqlalchemy import func, select
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import LogbookError, NotFoundError
 from openrepro.logbooks.records import LogbookRecord
+from openrepro.logbooks.render import render_logbook
 from openrepro.logbooks.service import load_logbook, locator
 from openrepro.logbooks.submit import blob_path, submit_logbook
 from openrepro.logbooks.tables import read_value
@@ -101,6 +102,8 @@ def test_quirk_submits_links_and_exposes_evidence(
     stored = blob_path(challenge.settings.resolved_files_dir(), image.file.sha256)
     assert stored.read_bytes().startswith(b"\x89PNG")
     assert "base64" not in json.dumps(record.model_dump(mode="json"))
+    page = render_logbook(record, file_url=lambda ref: f"/files/{ref.sha256}")
+    assert f'<img src="/files/{image.file.sha256}"' in page and "base64" not in page
 
 
 def test_side_files_are_testimony_and_the_pdf_is_not_kept(

@@ -85,3 +85,17 @@ def test_large_csv_is_streamed_and_read_back_by_pointer(tmp_path: Path) -> None:
     assert read_value([table], [run], [], table.table, 2, "loss", lambda _: path).value == 0.5
     with pytest.raises(LogbookError, match="no row 300001"):
         read_value([table], [run], [], table.table, 300_001, "loss", lambda _: path)
+
+
+def test_a_2_gb_csv_stays_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "huge.csv"
+    with path.open("wb") as handle:  # sparse: 2 GB on paper, nothing on disk
+        handle.write(b"a,b\n1,2\n")
+        handle.truncate(2 * 1024**3)
+    ref = FileRef(path="huge.csv", sha256="cd" * 32, size=path.stat().st_size)
+    run = Run(id="r1", command=["python"], exit_code=0, produced=[ref])
+    tables, warnings = index_tables(tmp_path, [run], [], [])
+    assert tables == []
+    assert warnings == [
+        "huge.csv: 2,147,483,648 bytes, above 1,073,741,824: kept as a file, not read as a table"
+    ]
