@@ -8,6 +8,7 @@ uploads it skips) with trackio's functions, in the same order, and writes the up
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -200,3 +201,20 @@ def test_submit_a_space(
     assert (again.status, again.logbook_id) == ("unchanged", report.logbook_id)
     with pytest.raises(LogbookError, match="no such file or folder"):
         submit_logbook(challenge, SPACE, handle="ada")  # a bare owner/name is a local path
+
+
+def test_submit_a_schema_1_space_linked_by_its_tag(
+    challenge: ChallengeContext, built: tuple[Path, Path], tmp_path: Path, hub: FakeHub
+) -> None:
+    """The event's Spaces: schema 1, ``paper: null``, the paper named by a ``paper-<id>`` tag."""
+    paper = PaperRecord(venue_id="Qx7Rp2LmNa", title="P", abstract="a")
+    import_papers(challenge.store, challenge.challenge_id, [paper], source="t")
+    files = _published(built, tmp_path, export=False)
+    manifest = json.loads(files["logbook.json"])
+    manifest.update(schema_version=1, paper=None, tags=["icml2026-repro", "paper-Qx7Rp2LmNa"])
+    manifest.pop("traces", None)
+    files["logbook.json"] = json.dumps(manifest).encode()
+    hub.add_repo("space", SPACE, files, sdk="static")
+    report = submit_logbook(challenge, f"space:{SPACE}", handle="ada")
+    assert (report.paper_id, report.linked_by.split()[0]) == ("Qx7Rp2LmNa", "tag")
+    assert "Qx7Rp2LmNa/C1" in report.claims

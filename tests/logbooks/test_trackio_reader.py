@@ -211,8 +211,18 @@ def test_projects_select_databases(built: tuple[Path, Path]) -> None:
 
 def test_claims_without_a_paper_come_from_metric_keys(built: tuple[Path, Path], copy: Path) -> None:
     _edit_manifest(copy, lambda m: m.update(paper=None))
+    metadata = copy / ".trackio" / "metadata.json"  # Trackio's own source of `paper`
+    meta = json.loads(metadata.read_text(encoding="utf-8"))
+    metadata.write_text(json.dumps({**meta, "paper": None}), encoding="utf-8")
     found = read_trackio_logbook(copy, trackio_dir=built[1])
     assert (found.paper_id, found.claims) == (None, ["p1/C1"])
+
+
+def test_paper_missing_from_the_manifest_comes_from_trackio_metadata(copy: Path) -> None:
+    """Schema-1 logbooks often carry ``paper: null``; Trackio takes it from metadata.json."""
+    _edit_manifest(copy, lambda m: m.update(paper=None, tags=[]))
+    found = read_trackio_logbook(copy)
+    assert found.paper_id == "p1"
 
 
 def test_paper_may_be_a_string(copy: Path) -> None:

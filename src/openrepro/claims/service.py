@@ -23,6 +23,7 @@ from openrepro.store import CLAIM_KINDS, Claim, ClaimEdit, Paper
 __all__ = [
     "add_claim",
     "claim_view",
+    "derived_values",
     "edit_claim",
     "get_claim",
     "ground_quotes",
@@ -154,7 +155,10 @@ def _check_kind(kind: str) -> None:
         raise ClaimError(f"unknown kind {kind!r}: use one of {', '.join(CLAIM_KINDS)}")
 
 
-def _derived(paper: Paper, quotes: list[Quote]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+def derived_values(
+    paper: Paper, quotes: list[Quote]
+) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The reported values and the scale a claim's quotes state (stored with the claim)."""
     reported = [v.model_dump(exclude_defaults=True) for q in quotes for v in parse_values(q.text)]
     scale = parse_scale(*(q.text for q in quotes), paper.full_text or paper.abstract or "")
     return reported, scale.model_dump(exclude_defaults=True)
@@ -181,7 +185,7 @@ def add_claim(
     check_not_frozen(session, challenge_id)
     paper = _paper(session, challenge_id, venue_id)
     grounded = ground_quotes(paper, quotes)
-    reported, scale = _derived(paper, grounded)
+    reported, scale = derived_values(paper, grounded)
     claim = Claim(
         paper_id=paper.id, key=f"C{next_key(session, paper.id)}", text=text.strip(), kind=kind,
         quotes=[q.model_dump() for q in grounded], reported=reported, scale=scale,
@@ -239,7 +243,7 @@ def edit_claim(
                                      editor=editor, reason=reason))  # fmt: skip
         setattr(claim, name, value)
     if "quotes" in changes:
-        claim.reported, claim.scale = _derived(
+        claim.reported, claim.scale = derived_values(
             paper, [Quote.model_validate(q) for q in claim.quotes]
         )
         if not claim.check or claim.check.get("origin") != "organizer":

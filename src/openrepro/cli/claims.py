@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import getpass
+from pathlib import Path
 
 import typer
 from rich.markup import escape
@@ -13,6 +14,7 @@ from rich.table import Table
 
 from openrepro import claims as claim_index
 from openrepro.claims.extract import pending_count
+from openrepro.claims.importer import DEFAULT_THRESHOLD, import_claims
 from openrepro.cli import checks as checks_cli
 from openrepro.cli._common import (
     FormatOption,
@@ -205,6 +207,40 @@ def add(
         print_json(view)
     else:
         console.print(f"added {escape(view.id)}")
+
+
+@app.command("import")
+def import_(
+    ctx: typer.Context,
+    file: Path = typer.Argument(..., help="Claim list: JSON or CSV (paper id, claim, quote)."),
+    threshold: float = typer.Option(
+        DEFAULT_THRESHOLD,
+        "--threshold",
+        min=0.0,
+        max=1.0,
+        help="Least similarity of the best-matching sentence to anchor a claim; below it the "
+        "claim is stored flagged unanchored.",
+    ),
+    by: str | None = EditorOption,
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """Import another event's claim list, anchoring each claim in its paper's text."""
+    challenge = open_from(ctx)
+    with challenge.store.session() as session:
+        report = import_claims(session, challenge.challenge_id, file,
+                               editor=by or _default_editor(), threshold=threshold)  # fmt: skip
+    if fmt is OutputFormat.json:
+        print_json(report)
+        return
+    console.print(
+        f"{escape(report.source)}: {report.claims} claims, {len(report.added)} added, "
+        f"{len(report.unanchored)} unanchored, {len(report.skipped)} already there"
+    )
+    for claim_id in report.unanchored:
+        console.print(
+            f"  unanchored {escape(claim_id)} (best similarity "
+            f"{report.similarities[claim_id]:.2f}): fix with `claims edit --quote`"
+        )
 
 
 @app.command("edit")

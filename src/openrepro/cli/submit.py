@@ -29,11 +29,17 @@ def submit(
     handle: str | None = typer.Option(
         None, "--as", help="Participant handle (default: the bundle's `participant`)."
     ),
+    paper: str | None = typer.Option(
+        None,
+        "--paper",
+        help="The paper's venue id (or arXiv id), when the logbook does not name "
+        "it or names it ambiguously; wins over what the logbook says.",
+    ),
     fmt: OutputFormat = FormatOption,
 ) -> None:
     """Validate, store (content-addressed) and summarise a logbook: evidence vs testimony."""
     challenge = open_from(ctx)
-    report = submit_logbook(challenge, source, handle=handle)
+    report = submit_logbook(challenge, source, handle=handle, paper=paper)
     if fmt is OutputFormat.json:
         print_json(report)
         return
@@ -43,6 +49,7 @@ def submit(
         f"{escape(report.participant)}: {state[report.status]} (revision {report.revision}, "
         f"{report.files} files, {report.bytes} bytes)"
     )
+    console.print(f"paper linked by {escape(report.linked_by)}")
     console.print("[bold]evidence[/] (what the judge checks):")
     for run in report.evidence.runs:
         console.print(
@@ -53,6 +60,16 @@ def submit(
         console.print(f"  metric {escape(key)}: {count} values")
     for path in report.evidence.artifacts:
         console.print(f"  file {escape(path)}")
+    for table in report.evidence.tables:
+        where = table["path"] or table["cell"]
+        columns = table["columns"]
+        width = len(columns) if isinstance(columns, list) else 0
+        console.print(
+            f"  table {escape(str(table['table'])[:16])} ({table['source']} {escape(str(where))}):"
+            f" {table['rows']} rows, {width} columns"
+        )
+    for side in report.side_files:
+        console.print(f"  side file {escape(str(side['path']))}: {escape(str(side['summary']))}")
     console.print("[bold]testimony[/] (the participant's own words, never evidence):")
     for line in report.testimony:
         console.print(f"  {escape(line)}")

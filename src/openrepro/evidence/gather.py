@@ -19,22 +19,27 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
+from openrepro.errors import LogbookError
 from openrepro.evidence.records import EvidenceItem, Measurement, Pointer
-from openrepro.logbooks.records import FileRef, LogbookRecord, Metric, Run
+from openrepro.logbooks.records import FileRef, LogbookRecord, Metric, Run, TableRef
+from openrepro.logbooks.tables import read_value
 
 __all__ = [
     "INJECTION_PATTERNS",
     "WINDOW_SLACK_S",
     "check_pointer",
+    "check_table_pointer",
     "claim_metric_prefix",
     "evidence_items",
     "looks_like_injection",
     "measurements",
     "neutralise",
+    "table_items",
     "within_recorded_run",
 ]
 
@@ -428,6 +433,69 @@ def check_pointer(
     if pointer.kind == "output_line":
         return _check_line(record, pointer, value, rel_tol)
     return _check_file(record, pointer, value)
+
+
+# ---- table cells (the tabular evidence hook) ----
+
+TABLE_FULL_ROWS = 20  # tables up to this many rows give every numeric cell; longer ones their last
+
+
+def _table_rows(table: TableRef) -> range:
+    first = 1 if table.rows <= TABLE_FULL_ROWS else table.rows
+    return range(first, table.rows + 1)
+
+
+def table_items(
+    record: LogbookRecord, locate: Callable[[FileRef], Path | None], *, start: int = 1
+) -> list[EvidenceItem]:
+    """Numbered items (from ``start``) for the numeric cells of the logbook's tables, each
+    value read by code at its pointer: every cell of a short table, the last row of a long one.
+    A table no run produced (a figure's raw data) gives items with ``run_ok`` False."""
+    items: list[EvidenceItem] = []
+    for table in record.tables:
+        where = table.path or (f"run {table.run} output" if table.source == "output" else
+                               f"cell {table.cell}")  # fmt: skip
+        for row in _table_rows(table):
+            for column in table.columns:
+                try:
+                    found = read_value(record.tables, record.runs, record.pages, table.table,
+                                       row, column, locate)  # fmt: skip
+                except LogbookError:
+                    continue
+                if found.value is None:
+                    continue
+                items.append(
+                    EvidenceItem(
+                        number=start + len(items),
+                        pointer=Pointer(kind="table_cell", table=table.table, row=row,
+                                        column=column, path=table.path, run=table.run),
+                        text=neutralise(f"table {where}, row {row}, {column} = {found.text}"),
+                        value=found.value,
+                        run_ok=table.run_ok,
+                    )
+                )  # fmt: skip
+    return items
+
+
+def check_table_pointer(
+    record: LogbookRecord,
+    pointer: Pointer,
+    value: float | None,
+    locate: Callable[[FileRef], Path | None],
+    *,
+    rel_tol: float = 1e-9,
+) -> bool:
+    """Re-check by code that a table cell exists and, given ``value``, holds that number."""
+    if pointer.kind != "table_cell" or pointer.row is None:
+        return False
+    try:
+        found = read_value(record.tables, record.runs, record.pages, pointer.table, pointer.row,
+                           pointer.column, locate)  # fmt: skip
+    except LogbookError:
+        return False
+    if value is None:
+        return True
+    return found.value is not None and math.isfinite(value) and _same(found.value, value, rel_tol)
 
 
 # ---- injection ----

@@ -49,13 +49,16 @@ FLAGS: tuple[Flag, ...] = get_args(Flag)
 class Pointer(BaseModel):
     """Where a piece of evidence is, precisely enough for code to look again."""
 
-    kind: Literal["metric", "output_line", "file"]
+    kind: Literal["metric", "output_line", "file", "table_cell"]
     run: str = ""  # run id (output lines) or run name (metrics)
     key: str = ""  # metric key
     step: int | None = None
     line: int | None = None  # 1-based line of the run's output
     path: str = ""  # file path in the logbook
     sha256: str = ""
+    table: str = ""  # table cells: the table (a file's sha256, a cell id, "<run id>#<n>")
+    row: int | None = None  # table cells: the data row, from 1
+    column: str = ""  # table cells: the header's name
 
 
 def describe_pointer(pointer: Pointer) -> str:

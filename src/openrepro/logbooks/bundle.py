@@ -36,6 +36,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from openrepro.errors import LogbookError
 from openrepro.logbooks.limits import Budget
+from openrepro.logbooks.linking import paper_refs
+from openrepro.logbooks.manifest import (
+    MAX_JSON_BYTES,
+    check_json_size,
+    json_limit_problem,
+    read_json_object,
+    validation_problems,
+)
 from openrepro.logbooks.records import (
     Artifact,
     FileRef,
@@ -44,10 +52,12 @@ from openrepro.logbooks.records import (
     Run,
     Testimony,
 )
+from openrepro.logbooks.tables import index_tables
 
 __all__ = [
     "BUNDLE_VERSION",
     "MANIFEST",
+    "MAX_JSON_BYTES",
     "BundleManifest",
     "check_json_size",
     "file_ref",
@@ -58,7 +68,6 @@ __all__ = [
 BUNDLE_VERSION = 1
 MANIFEST = "manifest.json"
 MAX_TEXT_BYTES = 5 * 1024 * 1024  # logs, scripts and write-ups read into the record
-MAX_JSON_BYTES = 16 * 1024 * 1024  # manifest.json, logbook.json: parsed whole, in memory
 
 
 class _Strict(BaseModel):
@@ -108,21 +117,6 @@ class BundleManifest(_Strict):
     artifacts: list[BundleArtifact] = Field(default_factory=list)
 
 
-def json_limit_problem(exc: Exception) -> str:
-    """Why :func:`json.loads` gave up on syntactically valid JSON beyond Python's limits
-    (a ``RecursionError`` for deep nesting, a ``ValueError`` for a too long integer)."""
-    if isinstance(exc, RecursionError):
-        return "nested too deeply"
-    return str(exc)
-
-
-def check_json_size(path: Path, name: str) -> None:
-    """Refuse a JSON file too large to parse in memory."""
-    size = path.stat().st_size
-    if size > MAX_JSON_BYTES:
-        raise LogbookError(f"{name}: {size:,} bytes, above the limit of {MAX_JSON_BYTES:,}")
-
-
 def file_ref(root: Path, relative: str, where: str) -> FileRef:
     """Hash a file named by the logbook; it must be a regular file inside ``root``."""
     pure = PurePosixPath(relative)
@@ -159,23 +153,11 @@ def _manifest(root: Path) -> BundleManifest:
     path = root / MANIFEST
     if not path.is_file():
         raise LogbookError(f"{root}: no {MANIFEST} (not an openrepro bundle)")
-    check_json_size(path, MANIFEST)
-    try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise LogbookError(f"{MANIFEST}: not valid UTF-8 ({exc.reason})") from exc
-    except json.JSONDecodeError as exc:
-        raise LogbookError(f"{MANIFEST}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
-    except (RecursionError, ValueError) as exc:
-        raise LogbookError(f"{MANIFEST}: unreadable JSON ({json_limit_problem(exc)})") from exc
+    data = read_json_object(path, MANIFEST)
     try:
         return BundleManifest.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'manifest'}: {err['msg']}"
-            for err in exc.errors()[:10]
-        )
-        raise LogbookError(f"{MANIFEST}: {problems}") from exc
+        raise LogbookError(f"{MANIFEST}: {validation_problems(exc)}") from exc
 
 
 def read_bundle(root: Path) -> LogbookRecord:
@@ -222,6 +204,7 @@ def read_bundle(root: Path) -> LogbookRecord:
                 text=budget.text(_text(root, ref(manifest.writeup, where), where)),
             )
         )
+    tables, problems = index_tables(root, runs, [], [(a.file, "", "") for a in artifacts])
     return LogbookRecord(
         format="bundle",
         format_version=str(BUNDLE_VERSION),
@@ -238,6 +221,9 @@ def read_bundle(root: Path) -> LogbookRecord:
         testimony=testimony,
         files=sorted(files.values(), key=lambda f: f.path),
         source=str(root),
+        paper_refs=paper_refs(manifest.paper, [], MANIFEST),
+        tables=tables,
+        warnings=problems,
     )
 
 

@@ -12,7 +12,7 @@ import hashlib
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 __all__ = [
     "Artifact",
@@ -21,9 +21,15 @@ __all__ = [
     "LogbookRecord",
     "Metric",
     "Page",
+    "PaperRef",
     "Run",
+    "SideFile",
+    "TableRef",
+    "TableValue",
     "Testimony",
 ]
+
+_ADDED_FIELDS = ("tags", "paper_refs", "tables", "side_files")
 
 CellType = Literal["markdown", "code", "figure", "artifact", "dashboard"]
 
@@ -96,6 +102,64 @@ class Testimony(BaseModel):
     text: str
 
 
+class PaperRef(BaseModel):
+    """One way the logbook names its paper, in the order linking tries them (see
+    :mod:`openrepro.logbooks.linking`): a venue id (``paper`` as a string, or the paper object's
+    ``openreview_id``/``venue_id``/``id``), a ``paper-<venue id>`` tag, an arXiv id."""
+
+    kind: Literal["venue_id", "tag", "arxiv_id"]
+    value: str
+    source: str  # where it was written, e.g. "logbook.json paper.openreview_id"
+
+
+TableSource = Literal["file", "cell", "output"]
+
+
+class TableRef(BaseModel):
+    """A table the logbook holds: a file a run produced (CSV, TSV, JSON, JSONL, Parquet), the
+    raw data of a figure cell, or a table printed in a run's output.
+
+    Its cells are addressed by ``(table, row, column)``: ``table`` is the file's sha256, or
+    ``<cell id>`` (``<run id>#<n>`` for the n-th table of a run's output); rows count from 1
+    (the first data row), columns by header name. Code reads every value at its pointer
+    (:mod:`openrepro.logbooks.tables`); only the shape is kept here.
+    """
+
+    table: str
+    source: TableSource
+    format: Literal["csv", "tsv", "json", "jsonl", "parquet", "text"]
+    path: str = ""  # the file (source "file")
+    page: str = ""
+    cell: str = ""  # the figure cell, or the run cell (sources "cell", "output")
+    run: str = ""  # the run that produced it ("" when none did)
+    run_ok: bool = False  # that run exited 0
+    columns: list[str] = Field(default_factory=list)
+    rows: int = 0
+    truncated: bool = False  # more rows than were counted (the size cap)
+
+
+class TableValue(BaseModel):
+    """One cell of a table, read by code at its pointer."""
+
+    table: str
+    row: int
+    column: str
+    text: str
+    value: float | None = None  # the number it holds, if it is one
+
+
+class SideFile(BaseModel):
+    """A challenge side file found in the logbook's folder: a copy of the challenge's claims
+    (testimony: shown, never trusted over the challenge's own claims), a status file with the
+    event's verdict (testimony), a paper PDF (ignored for evidence)."""
+
+    kind: Literal["claims-copy", "status", "paper-pdf"]
+    path: str
+    sha256: str = ""
+    size: int = 0
+    summary: str = ""  # e.g. "5 claims", the first line of a status file
+
+
 class LogbookRecord(BaseModel):
     """One attempt, normalised."""
 
@@ -113,9 +177,30 @@ class LogbookRecord(BaseModel):
     testimony: list[Testimony] = Field(default_factory=list)
     files: list[FileRef] = Field(default_factory=list)  # every file the record refers to
     source: str = ""  # where it was read from (folder, archive, Space id)
+    tags: list[str] = Field(default_factory=list)
+    paper_refs: list[PaperRef] = Field(default_factory=list)
+    tables: list[TableRef] = Field(default_factory=list)
+    side_files: list[SideFile] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)  # what the reader forgave, and how
+    # Files the reader made rather than found (images decoded from figure cells): path -> bytes.
+    # Not part of the record's JSON; `submit` writes them into the file store with the rest.
+    _embedded: dict[str, bytes] = PrivateAttr(default_factory=dict)
+
+    def add_embedded(self, ref: FileRef, data: bytes) -> None:
+        """Keep the bytes of a file the reader made (``ref`` must be in :attr:`files`)."""
+        self._embedded[ref.path] = data
+
+    def embedded(self, path: str) -> bytes | None:
+        """The bytes of a file the reader made, or ``None`` for a file found on disk."""
+        return self._embedded.get(path)
 
     def revision(self) -> str:
-        """A content hash: the same attempt read twice gives the same revision."""
-        payload = self.model_dump(mode="json", exclude={"source"})
+        """A content hash: the same attempt read twice gives the same revision (``source`` and
+        ``warnings`` are left out; fields added since the first format only count when set, so
+        a logbook stored before them keeps its revision)."""
+        payload = self.model_dump(mode="json", exclude={"source", "warnings"})
+        for key in _ADDED_FIELDS:
+            if not payload.get(key):
+                payload.pop(key, None)
         data = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8")
         return hashlib.sha256(data).hexdigest()[:20]

@@ -39,6 +39,7 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
 from openrepro.errors import LogbookError
+from openrepro.logbooks.manifest import page_tree
 from openrepro.logbooks.records import Cell, LogbookRecord, Metric, Run
 from openrepro.logbooks.trackio_reader import (
     MANIFEST,
@@ -49,7 +50,6 @@ from openrepro.logbooks.trackio_reader import (
     _read_db,
     _read_manifest,
     _read_text,
-    _walk,
     build_record,
     read_trackio_export,
 )
@@ -252,7 +252,9 @@ def read_space_logbook(folder: Path) -> LogbookRecord:
         raise LogbookError(f"{folder}: no {MANIFEST} (not a published Trackio logbook)")
     manifest = _read_manifest(manifest_path, MANIFEST)
     builder = _SpaceBuilder(folder)
-    for node in _walk(manifest.root):
+    nodes, problems = page_tree(folder, manifest)
+    builder.warnings.extend(problems)
+    for node in nodes:
         path = _page_path(folder, node, MANIFEST)
         name = path.relative_to(folder).as_posix()
         builder.add_page(node, _read_text(path, name), name)

@@ -31,11 +31,13 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from openrepro.challenge import ChallengeContext
-from openrepro.errors import LogbookError, NotFoundError
+from openrepro.errors import LogbookError
 from openrepro.identity.service import check_not_frozen
 from openrepro.logbooks.limits import check_record
-from openrepro.logbooks.records import LogbookRecord
-from openrepro.store import Claim, Logbook, Paper, Participant
+from openrepro.logbooks.linking import link_paper
+from openrepro.logbooks.records import LogbookRecord, PaperRef
+from openrepro.logbooks.trackio_reader import page_claims
+from openrepro.store import Claim, Logbook, Participant
 
 __all__ = [
     "ARCHIVE_SUFFIXES",
@@ -53,6 +55,7 @@ class EvidenceSummary(BaseModel):
     runs: list[dict[str, object]] = Field(default_factory=list)
     metrics: dict[str, int] = Field(default_factory=dict)  # key -> number of values
     artifacts: list[str] = Field(default_factory=list)
+    tables: list[dict[str, object]] = Field(default_factory=list)  # addressable table cells
 
 
 class SubmitReport(BaseModel):
@@ -70,6 +73,8 @@ class SubmitReport(BaseModel):
     evidence: EvidenceSummary
     testimony: list[str]  # first line of each statement
     warnings: list[str] = Field(default_factory=list)
+    linked_by: str = ""  # the reference that named the paper, e.g. "tag 'XYZ' (...)"
+    side_files: list[dict[str, object]] = Field(default_factory=list)  # claims copies, status...
 
 
 def _find_root(folder: Path) -> tuple[Path, str]:
@@ -153,8 +158,13 @@ def _stage_files(record: LogbookRecord, root: Path, files_dir: Path) -> Path:
         for ref in record.files:
             if blob_path(files_dir, ref.sha256).exists():
                 continue
-            with (staging / ref.sha256).open("wb") as out, (root / ref.path).open("rb") as src:
-                shutil.copyfileobj(src, out)
+            made = record.embedded(ref.path)  # an image decoded from a figure cell
+            with (staging / ref.sha256).open("wb") as out:
+                if made is not None:
+                    out.write(made)
+                else:
+                    with (root / ref.path).open("rb") as src:
+                        shutil.copyfileobj(src, out)
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
         raise LogbookError(f"cannot store the logbook's files in {files_dir}: {exc}") from exc
@@ -186,7 +196,14 @@ def _summary(record: LogbookRecord) -> tuple[EvidenceSummary, list[str]]:
             for r in record.runs
         ],
         artifacts=[a.file.path for a in record.artifacts],
-    )
+        tables=[
+            {
+                "table": t.table, "source": t.source, "format": t.format, "path": t.path,
+                "cell": t.cell, "run": t.run, "columns": t.columns, "rows": t.rows,
+            }
+            for t in record.tables
+        ],
+    )  # fmt: skip
     for metric in record.metrics:
         evidence.metrics[metric.key] = evidence.metrics.get(metric.key, 0) + 1
     testimony = [
@@ -225,9 +242,16 @@ def _check_handle(handle: str) -> str:
 
 
 def submit_logbook(
-    ctx: ChallengeContext, source: Path | str, *, handle: str | None = None
+    ctx: ChallengeContext,
+    source: Path | str,
+    *,
+    handle: str | None = None,
+    paper: str | None = None,
 ) -> SubmitReport:
     """Validate and store one logbook (see the module docstring).
+
+    The paper is ``paper`` when given, else the one the logbook names
+    (:func:`~openrepro.logbooks.linking.link_paper`).
 
     A ``str`` naming a Space (:func:`~openrepro.logbooks.space.parse_space_ref`) is downloaded;
     any other ``str``, and every :class:`~pathlib.Path`, is a local folder or archive.
@@ -244,18 +268,36 @@ def submit_logbook(
             root, _ = _find_root(folder)  # file paths in the record are relative to it
             record = read_logbook(folder).model_copy(update={"source": str(source)})
         participant = _check_handle(handle or record.participant or "")
-        if not record.paper_id:
-            raise LogbookError(f"{source}: the logbook does not say which paper it reproduces")
-        for field, value in (("paper id", record.paper_id), ("title", record.title)):
+        for field, value in (("paper id", record.paper_id or ""), ("title", record.title)):
             if "\x00" in value:  # PostgreSQL text cannot hold it; SQLite would store it
                 raise LogbookError(f"{source}: the logbook's {field} contains a NUL character")
         stored = check_record(record, str(source)) + sum(f.size for f in record.files)
         files_dir = ctx.settings.resolved_files_dir()
         staging = _stage_files(record, root, files_dir)
         try:
-            return _store(ctx, record, participant, stored, lambda: _place(staging, files_dir))
+            return _store(ctx, record, participant, stored, lambda: _place(staging, files_dir),
+                          paper)  # fmt: skip
         finally:
             shutil.rmtree(staging, ignore_errors=True)
+
+
+def _refs(record: LogbookRecord) -> list[PaperRef]:
+    if record.paper_refs:
+        return record.paper_refs
+    if record.paper_id:  # a record read before paper references were kept
+        return [PaperRef(kind="venue_id", value=record.paper_id, source="paper")]
+    return []
+
+
+def relinked(record: LogbookRecord, venue_id: str) -> LogbookRecord:
+    """``record`` for paper ``venue_id``: its claim ids, written with whatever id the logbook
+    used for its paper (an arXiv id, a tag's id), are rewritten to the challenge's."""
+    aliases = {r.value for r in record.paper_refs} | {record.paper_id or ""}
+    claims = set(page_claims(venue_id, record.pages)) if record.format == "trackio" else set()
+    for claim in record.claims:
+        paper, _, key = claim.rpartition("/")
+        claims.add(f"{venue_id}/{key}" if paper in aliases and key else claim)
+    return record.model_copy(update={"paper_id": venue_id, "claims": sorted(claims)})
 
 
 def _store(
@@ -264,21 +306,17 @@ def _store(
     handle: str,
     stored: int,
     place: Callable[[], None],
+    explicit: str | None = None,
 ) -> SubmitReport:
-    """Write the record in one transaction; ``place`` moves its files into the store just
-    before the commit (once every check has passed)."""
-    revision = record.revision()
-    warnings: list[str] = []
+    """Write the record in one transaction, linked to ``explicit`` or the paper it names;
+    ``place`` moves its files into the store just before the commit (once every check has
+    passed)."""
+    warnings: list[str] = list(record.warnings)
     with ctx.store.session() as session:
         check_not_frozen(session, ctx.challenge_id)
-        paper = session.scalar(
-            select(Paper).where(
-                Paper.challenge_id == ctx.challenge_id, Paper.venue_id == record.paper_id
-            )
-        )
-        if paper is None:
-            raise NotFoundError(f"the logbook is for paper {record.paper_id!r}, which is not in "
-                                "this challenge")  # fmt: skip
+        paper, decided = link_paper(session, ctx.challenge_id, _refs(record), explicit=explicit)
+        record = relinked(record, paper.venue_id)
+        revision = record.revision()
         known = {
             f"{paper.venue_id}/{key}"
             for key in session.scalars(
@@ -321,4 +359,6 @@ def _store(
             revision=revision, format=record.format, claims=record.claims,
             files=len(record.files), bytes=sum(f.size for f in record.files),
             evidence=evidence, testimony=testimony, warnings=warnings,
+            linked_by=f"{decided.kind} {decided.value!r} ({decided.source})",
+            side_files=[s.model_dump(mode="json") for s in record.side_files],
         )  # fmt: skip

@@ -41,11 +41,23 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from openrepro.errors import LogbookError
-from openrepro.logbooks.bundle import check_json_size, file_ref, json_limit_problem
+from openrepro.logbooks.bundle import file_ref
+from openrepro.logbooks.figures import extract_images
 from openrepro.logbooks.limits import MAX_METRIC_ROWS, METRICS_SECONDS, Budget
+from openrepro.logbooks.linking import paper_refs
+from openrepro.logbooks.manifest import (
+    MAX_TAGS,
+    PageNode,
+    TrackioManifest,
+    json_limit_problem,
+    page_tree,
+    read_json_object,
+    read_trackio_manifest,
+    validation_problems,
+)
 from openrepro.logbooks.records import (
     Artifact,
     Cell,
@@ -57,8 +69,10 @@ from openrepro.logbooks.records import (
     Run,
     Testimony,
 )
+from openrepro.logbooks.sidefiles import find_side_files
+from openrepro.logbooks.tables import index_tables
 
-__all__ = ["SCHEMA_VERSION", "read_trackio_export", "read_trackio_logbook"]
+__all__ = ["SCHEMA_VERSION", "page_claims", "read_trackio_export", "read_trackio_logbook"]
 
 SCHEMA_VERSION = 2
 PROJECT_DIR = ".trackio"
@@ -72,32 +86,15 @@ _CLOSE_RE = re.compile(r"(?:^|\n)-->(?:\n|$)")
 _FENCE_RE = re.compile(r"(`{3,4}|~{3,4})([^\n]*)\n([\s\S]*?)\n\1")  # as trackio parses fences
 _TITLE_RE = re.compile(r"title=(\S+)")
 _METRIC_CLAIM_RE = re.compile(r"^claims/([^/]+)/([^/]+)/.+")
-_PAGE_CLAIM_RE = re.compile(r"\bclaim\s+(c\d+[a-z0-9]*)\b", re.IGNORECASE)
+# "Claim C2: ..." as openrepro's scaffold titles pages, "Claim 2: ..." as the event's did
+_PAGE_CLAIM_RE = re.compile(r"\bclaim\s+c?(\d+[a-z0-9]*)\b", re.IGNORECASE)
 _QUALIFIED_CLAIM_RE = re.compile(r"(?<![\w./-])([\w.-]+)/(C\d+[A-Za-z0-9]*)\b")
 _PAPER_KEYS = ("id", "venue_id", "openreview_id", "arxiv_id")
 _DB_ROW_COLUMNS = frozenset({"id", "run_id", "timestamp", "run_name", "step", "log_id", "space_id"})
 
 
-class _PageNode(BaseModel):
-    slug: str = Field(min_length=1)
-    title: str = ""
-    file: str = Field(min_length=1)
-    children: list[_PageNode] = Field(default_factory=list)
-
-
-class _Manifest(BaseModel):
-    """The part of ``logbook.json`` this reader relies on (other keys are ignored)."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    schema_version: int
-    title: str = ""
-    space_id: str | None = None
-    paper: str | dict[str, Any] | None = None
-    tags: list[str] = Field(default_factory=list)
-    root: _PageNode
-    traces: list[dict[str, Any]] = Field(default_factory=list)
-    revision: str | None = None
+_PageNode = PageNode  # the manifest's models live in openrepro.logbooks.manifest
+_Manifest = TrackioManifest
 
 
 class _CellHeader(BaseModel):
@@ -106,7 +103,7 @@ class _CellHeader(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     type: str = "markdown"
-    id: str | None = None
+    id: str | int | None = None  # real logbooks have numeric ids too
     title: str = ""
     created_at: str | None = None
     command: list[str] | None = None
@@ -147,39 +144,12 @@ def _rel(base: Path, path: Path) -> str:
         return str(path)
 
 
-def _validation_problems(exc: ValidationError) -> str:
-    return "; ".join(f"{_where(err['loc'])}: {err['msg']}" for err in exc.errors()[:10])
+_validation_problems = validation_problems
 
 
-def _where(loc: tuple[int | str, ...]) -> str:
-    """A field's location, its middle elided when deep (pages nest)."""
-    parts = [str(p) for p in loc]
-    if len(parts) > 12:
-        parts = [*parts[:4], f"...({len(parts) - 8} more)...", *parts[-4:]]
-    return ".".join(parts) or "top level"
-
-
-def _read_manifest(path: Path, name: str) -> _Manifest:
-    check_json_size(path, name)
-    try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise LogbookError(f"{name}: not valid UTF-8 ({exc.reason})") from exc
-    except json.JSONDecodeError as exc:
-        raise LogbookError(f"{name}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
-    except (RecursionError, ValueError) as exc:
-        raise LogbookError(f"{name}: unreadable JSON ({json_limit_problem(exc)})") from exc
-    if not isinstance(data, dict):
-        raise LogbookError(f"{name}: expected a JSON object")
-    version = data.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise LogbookError(
-            f"{name}: unsupported schema_version {version!r} (this reader knows {SCHEMA_VERSION})"
-        )
-    try:
-        return _Manifest.model_validate(data)
-    except ValidationError as exc:
-        raise LogbookError(f"{name}: {_validation_problems(exc)}") from exc
+def _read_manifest(path: Path, name: str) -> TrackioManifest:
+    """``logbook.json`` of schema 1 or 2 (see :mod:`openrepro.logbooks.manifest`)."""
+    return read_trackio_manifest(path, name)
 
 
 def _walk(node: _PageNode) -> Iterator[_PageNode]:
@@ -239,14 +209,34 @@ def _parse_header(raw: str, name: str, line: int) -> tuple[_CellHeader, dict[str
     return header, meta
 
 
-def _split_cells(text: str, name: str) -> list[_RawCell]:
-    """Split a page at its cell markers (the text before the first marker is not a cell)."""
+_ESCAPED_CLOSE_RE = re.compile(r"^(\{.*\})\s*(?:\\n)*\s*-->\s*(?:\\n)*$")
+
+
+def _split_cells(text: str, name: str, warnings: list[str] | None = None) -> list[_RawCell]:
+    """Split a page at its cell markers (the text before the first marker is not a cell).
+
+    One malformed marker seen in real logbooks is repaired, with a warning: a header whose
+    closing ``-->`` sits on the header's own line behind an escaped ``\\n`` (a script wrote the
+    marker with ``\\\\n``). Trackio reads such a cell as a markdown cell swallowing the next one;
+    this reader reads the header as meant.
+    """
     openers = list(_OPEN_RE.finditer(text))
     cells: list[_RawCell] = []
     for i, opener in enumerate(openers):
         end = openers[i + 1].start() if i + 1 < len(openers) else len(text)
         segment = text[opener.end() : end]
         line = text.count("\n", 0, opener.end()) + 1
+        first, _, rest = segment.partition("\n")
+        escaped = _ESCAPED_CLOSE_RE.match(first.strip())
+        if escaped and not first.strip().endswith("}"):
+            header, meta = _parse_header(escaped.group(1), name, line)
+            if warnings is not None:
+                warnings.append(
+                    f"{name}, line {line}: cell marker closed by an escaped '\\n-->' on its "
+                    "header line: read as a marker"
+                )
+            cells.append(_RawCell(header=header, meta=meta, body=rest.strip(), line=line))
+            continue
         close = _CLOSE_RE.search(segment)
         if close is None:
             raise LogbookError(f"{name}, line {line}: cell marker is not closed with '-->'")
@@ -284,6 +274,11 @@ def _make_run(cell: Cell, header: _CellHeader) -> Run:
     )
 
 
+def _id_text(value: str | int | None) -> str | None:
+    text = "" if value is None else str(value).strip()
+    return text or None
+
+
 class _Builder:
     """Accumulates the record's parts while the pages are read in manifest order."""
 
@@ -294,6 +289,9 @@ class _Builder:
         self.artifacts: list[Artifact] = []
         self.testimony: list[Testimony] = []
         self.files: dict[str, FileRef] = {}
+        self.warnings: list[str] = []
+        self.embedded: dict[str, bytes] = {}  # images decoded from figure cells
+        self._ids: set[str] = set()
 
     def file(self, relative: str, where: str) -> FileRef:
         """Hash a file the logbook names (relative to ``base``; no escape through links)."""
@@ -307,22 +305,51 @@ class _Builder:
         return ref
 
     def add_page(self, node: _PageNode, text: str, name: str) -> None:
+        if "\r" in text:  # Trackio reads pages with universal newlines (a Windows checkout)
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+            self.warnings.append(f"{name}: Windows line endings, read as Trackio reads them")
         page = Page(slug=node.slug, title=node.title)
         last_run: Run | None = None
-        for index, raw in enumerate(_split_cells(text, name)):
+        for index, raw in enumerate(_split_cells(text, name, self.warnings)):
             header = raw.header
+            where = f"{name}, line {raw.line}"
             cell_type = CELL_TYPES[header.type]  # known: checked in _parse_header
             cell = Cell(
-                id=header.id or f"{node.slug}#{index}",
+                id=self._cell_id(_id_text(header.id), f"{node.slug}#{index}", where),
                 type=cell_type,
                 page=node.slug,
                 title=header.title,
                 body=raw.body,
                 meta=raw.meta,
             )
+            if cell.type == "figure":
+                cell = self._figure(cell, where)
             page.cells.append(cell)
-            last_run = self._add_cell(cell, header, last_run, f"{name}, line {raw.line}")
+            last_run = self._add_cell(cell, header, last_run, where)
         self.pages.append(page)
+
+    def _cell_id(self, given: str | None, fallback: str, where: str) -> str:
+        """A cell's id, unique in the logbook: pointers name cells by id. A repeated id (a page
+        copied by hand) gets ``~2``, ``~3``... appended, with a warning."""
+        cell_id = given or fallback
+        if cell_id in self._ids:
+            n = 2
+            while f"{cell_id}~{n}" in self._ids:
+                n += 1
+            self.warnings.append(f"{where}: cell id {cell_id!r} repeats; read as {cell_id}~{n}")
+            cell_id = f"{cell_id}~{n}"
+        self._ids.add(cell_id)
+        return cell_id
+
+    def _figure(self, cell: Cell, where: str) -> Cell:
+        """Embedded images become files (artifacts), named in the body instead of inlined."""
+        body, images, problems = extract_images(cell.body, f"{where}: figure cell {cell.id}")
+        self.warnings.extend(problems)
+        for ref, data in images:
+            self.files[ref.path] = ref
+            self.embedded[ref.path] = data
+            self.artifacts.append(Artifact(file=ref, page=cell.page, cell=cell.id, kind="figure"))
+        return cell.model_copy(update={"body": body}) if images else cell
 
     def _add_cell(
         self, cell: Cell, header: _CellHeader, last_run: Run | None, where: str
@@ -360,6 +387,11 @@ def _paper_id(paper: str | dict[str, Any] | None) -> str | None:
     return None
 
 
+def page_claims(paper_id: str, pages: list[Page]) -> list[str]:
+    """The claims of paper ``paper_id`` that page titles name ("Claim 2: ...", "Claim C2")."""
+    return sorted({f"{paper_id}/C{key}" for p in pages for key in _PAGE_CLAIM_RE.findall(p.title)})
+
+
 def _claims(paper_id: str | None, pages: list[Page], metrics: list[Metric]) -> list[str]:
     found: set[str] = set()
     for metric in metrics:
@@ -371,7 +403,7 @@ def _claims(paper_id: str | None, pages: list[Page], metrics: list[Metric]) -> l
             found.add(f"{paper}/{key}")
         if paper_id:
             for key in _PAGE_CLAIM_RE.findall(page.title):
-                found.add(f"{paper_id}/C{key[1:]}")
+                found.add(f"{paper_id}/C{key}")
     return sorted(found)
 
 
@@ -495,6 +527,20 @@ def _read_db(path: Path, budget: Budget | None = None) -> list[Metric]:
 # ---- entry points ----
 
 
+def _metadata(base: Path, logbook_dir: Path) -> dict[str, Any]:
+    """``.trackio/metadata.json``, where Trackio keeps ``paper`` and ``tags`` (``{}`` if none).
+
+    Trackio 0.43 takes both from it when it rebuilds the manifest; a submission carries it when
+    the participant pushed the whole ``.trackio`` folder."""
+    path = logbook_dir.parent / "metadata.json"
+    if logbook_dir.parent.name != PROJECT_DIR or not path.is_file() or path.is_symlink():
+        return {}
+    try:
+        return read_json_object(path, _rel(base, path))
+    except LogbookError:
+        return {}  # private state Trackio rewrites; a broken one names nothing worth refusing
+
+
 def read_trackio_logbook(
     root: Path, *, trackio_dir: Path | None = None, projects: list[str] | None = None
 ) -> LogbookRecord:
@@ -508,22 +554,56 @@ def read_trackio_logbook(
     manifest = _read_manifest(logbook_dir / MANIFEST, manifest_name)
     builder = _Builder(base)
     budget = Budget(manifest_name)  # caps: openrepro.logbooks.limits
-    for node in _walk(manifest.root):
+    nodes, problems = page_tree(logbook_dir, manifest)
+    builder.warnings.extend(problems)
+    for node in nodes:
         budget.pages()
         path = _page_path(logbook_dir, node, manifest_name)
         name = _rel(base, path)
         builder.add_page(node, budget.text(_read_text(path, name)), name)
         budget.cells(len(builder.pages[-1].cells))
     metrics = [m for db in _find_dbs(base, trackio_dir, projects) for m in _read_db(db, budget)]
-    return build_record(manifest, builder, metrics, str(root))
+    sides, keep, testimony = find_side_files(base)
+    for ref in keep:
+        builder.files[ref.path] = ref
+    builder.testimony.extend(testimony)
+    record = build_record(
+        manifest, builder, metrics, str(root), metadata=_metadata(base, logbook_dir),
+        manifest_name=manifest_name,
+    )  # fmt: skip
+    return record.model_copy(update={"side_files": sides})
 
 
 def build_record(
-    manifest: _Manifest, builder: _Builder, metrics: list[Metric], source: str
+    manifest: _Manifest,
+    builder: _Builder,
+    metrics: list[Metric],
+    source: str,
+    *,
+    metadata: dict[str, Any] | None = None,
+    manifest_name: str = MANIFEST,
 ) -> LogbookRecord:
-    """The record of a parsed logbook (a local folder or a published Space)."""
-    paper_id = _paper_id(manifest.paper)
-    return LogbookRecord(
+    """The record of a parsed logbook (a local folder or a published Space).
+
+    ``paper`` and ``tags`` come from ``logbook.json``, else (schema 1 often has ``paper: null``)
+    from Trackio's ``metadata.json``; the tables are indexed from the files on ``builder.base``.
+    """
+    meta = metadata or {}
+    paper = manifest.paper if manifest.paper not in (None, "", {}) else meta.get("paper")
+    tags = manifest.tags
+    where = manifest_name
+    if not tags and isinstance(meta.get("tags"), list):
+        tags = [str(t) for t in meta["tags"][:MAX_TAGS] if isinstance(t, str | int)]
+        where = f"{manifest_name} (metadata.json)"
+    if paper is not manifest.paper:
+        where = f"{manifest_name} (metadata.json)"
+    if not isinstance(paper, str | dict):
+        paper = None
+    refs = paper_refs(paper, tags, where)
+    paper_id = _paper_id(paper) or next((r.value for r in refs if r.kind == "tag"), None)
+    artifacts = [(a.file, a.page, a.cell) for a in builder.artifacts if a.kind != "figure"]
+    tables, problems = index_tables(builder.base, builder.runs, builder.pages, artifacts)
+    record = LogbookRecord(
         format="trackio",
         format_version=str(manifest.schema_version),
         title=manifest.title,
@@ -537,7 +617,14 @@ def build_record(
         testimony=builder.testimony,
         files=sorted(builder.files.values(), key=lambda f: f.path),
         source=source,
+        tags=tags,
+        paper_refs=refs,
+        tables=tables,
+        warnings=[*builder.warnings, *problems],
     )
+    for path, data in builder.embedded.items():
+        record.add_embedded(builder.files[path], data)
+    return record
 
 
 def _export_run_names(folder: Path) -> dict[str, str]:

@@ -1,0 +1,181 @@
+"""Which paper of the challenge a logbook reproduces.
+
+A logbook names its paper in several ways, and real ones mix them. Trackio writes ``paper`` as
+an object (``{"arxiv_id": "2511.03548"}``, sometimes with ``openreview_id``) or ``null``; the
+2026 event linked logbooks to papers by the tag ``paper-<OpenReview id>`` (beside
+``icml2026-repro``); a logbook may carry both, only one, or several ``paper-*`` tags (one of
+them a submission number the challenge does not know). A bundle's ``paper`` is a string.
+
+:func:`paper_refs` lists them as :class:`~openrepro.logbooks.records.PaperRef`; :func:`link_paper`
+tries them in this order, and the first step that matches exactly one paper wins:
+
+1. an explicit paper (``openrepro submit --paper``): a venue id, else an arXiv id;
+2. a venue id: ``paper`` as a string, or the paper object's ``openreview_id``, ``venue_id``
+   or ``id``;
+3. a ``paper-<id>`` tag whose id is a paper's venue id;
+4. an arXiv id (``paper.arxiv_id``, a bare string, ``arxiv:…`` or an ``arxiv.org`` URL, any
+   version) equal to a paper's ``arxiv_id`` (or its venue id ``arxiv:<id>``).
+
+Two papers matched by one step is an error naming both; no match is an error naming every
+reference tried.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sqlalchemy import or_, select
+from sqlalchemy.orm import Session
+
+from openrepro.errors import LogbookError, NotFoundError
+from openrepro.logbooks.records import PaperRef
+from openrepro.papers.sources.arxiv import normalize_arxiv_id
+from openrepro.store import Paper
+
+__all__ = ["TAG_PREFIX", "arxiv_of", "link_paper", "paper_refs"]
+
+TAG_PREFIX = "paper-"
+_VENUE_KEYS = ("openreview_id", "venue_id", "id")
+_ARXIV_KEYS = ("arxiv_id", "arxiv")
+_ARXIV_URL_RE = re.compile(r"arxiv\.org/(?:abs|pdf|html)/([^\s?#]+?)(?:\.pdf)?/?(?:[?#].*)?$", re.I)
+_MAX_ID = 300
+
+
+def arxiv_of(text: str) -> str | None:
+    """The arXiv id (no version) that ``text`` names: a bare id, ``arXiv:…`` or a URL."""
+    value = text.strip()
+    match = _ARXIV_URL_RE.search(value)
+    if match:
+        value = match.group(1)
+    return normalize_arxiv_id(value)
+
+
+def _text(value: object) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        return None
+    text = str(value).strip()
+    return text if text and len(text) <= _MAX_ID and "\x00" not in text else None
+
+
+def paper_refs(paper: str | dict[str, Any] | None, tags: list[str], where: str) -> list[PaperRef]:
+    """Every reference to a paper in a logbook's ``paper`` field and tags (``where`` names the
+    file, for messages), in linking order."""
+    refs: list[PaperRef] = []
+    if isinstance(paper, str | int) and not isinstance(paper, bool):
+        text = _text(paper)
+        if text:
+            refs.append(PaperRef(kind="venue_id", value=text, source=f"{where} paper"))
+            arxiv = arxiv_of(text)
+            if arxiv:
+                refs.append(PaperRef(kind="arxiv_id", value=arxiv, source=f"{where} paper"))
+    elif isinstance(paper, dict):
+        for key in _VENUE_KEYS:
+            text = _text(paper.get(key))
+            if text:
+                refs.append(PaperRef(kind="venue_id", value=text, source=f"{where} paper.{key}"))
+        for key in _ARXIV_KEYS:
+            text = _text(paper.get(key))
+            arxiv = arxiv_of(text) if text else None
+            if arxiv:
+                refs.append(PaperRef(kind="arxiv_id", value=arxiv, source=f"{where} paper.{key}"))
+    for tag in tags:
+        if tag.lower().startswith(TAG_PREFIX) and len(tag) > len(TAG_PREFIX):
+            value = tag[len(TAG_PREFIX) :].strip()
+            if value:
+                refs.append(PaperRef(kind="tag", value=value, source=f"{where} tag {tag}"))
+    seen: set[tuple[str, str]] = set()
+    unique = []
+    for ref in refs:
+        if (ref.kind, ref.value) not in seen:
+            seen.add((ref.kind, ref.value))
+            unique.append(ref)
+    return unique
+
+
+def _by_venue(session: Session, challenge_id: int, values: list[str]) -> list[Paper]:
+    if not values:
+        return []
+    return list(
+        session.scalars(
+            select(Paper)
+            .where(Paper.challenge_id == challenge_id, Paper.venue_id.in_(values))
+            .order_by(Paper.id)
+        )
+    )
+
+
+def _by_arxiv(session: Session, challenge_id: int, values: list[str]) -> list[Paper]:
+    found: dict[int, Paper] = {}
+    for value in values:
+        query = (
+            select(Paper)
+            .where(
+                Paper.challenge_id == challenge_id,
+                or_(
+                    Paper.arxiv_id == value,
+                    Paper.arxiv_id.like(f"{value}v%"),
+                    Paper.venue_id == f"arxiv:{value}",
+                ),
+            )
+            .order_by(Paper.id)
+        )
+        for paper in session.scalars(query):
+            if arxiv_of(paper.arxiv_id or paper.venue_id) == value:
+                found[paper.id] = paper
+    return list(found.values())
+
+
+def _describe(refs: list[PaperRef]) -> str:
+    return ", ".join(f"{r.kind} {r.value!r} ({r.source})" for r in refs)
+
+
+def _one(papers: list[Paper], refs: list[PaperRef], step: str) -> Paper | None:
+    if len(papers) > 1:
+        names = " and ".join(f"{p.venue_id!r} ({p.title[:60]})" for p in papers[:4])
+        raise LogbookError(
+            f"the logbook's {step} match several papers of this challenge: {names}; "
+            f"references: {_describe(refs)}. Say which with --paper"
+        )
+    return papers[0] if papers else None
+
+
+def link_paper(
+    session: Session, challenge_id: int, refs: list[PaperRef], *, explicit: str | None = None
+) -> tuple[Paper, PaperRef]:
+    """The paper ``refs`` (or ``explicit``) name, and the reference that decided (see the module
+    docstring for the order). Raises :class:`NotFoundError` when nothing matches."""
+    if explicit is not None:
+        text = _text(explicit)
+        if text is None:
+            raise LogbookError(f"--paper {explicit!r} is not a paper id")
+        ref = PaperRef(kind="venue_id", value=text, source="--paper")
+        paper = _one(_by_venue(session, challenge_id, [text]), [ref], "--paper")
+        arxiv = arxiv_of(text)
+        if paper is None and arxiv:
+            ref = PaperRef(kind="arxiv_id", value=arxiv, source="--paper")
+            paper = _one(_by_arxiv(session, challenge_id, [arxiv]), [ref], "--paper")
+        if paper is None:
+            raise NotFoundError(f"--paper {text!r} is not a paper of this challenge")
+        return paper, ref
+    steps = (
+        ("venue ids", "venue_id", _by_venue),
+        ("paper-* tags", "tag", _by_venue),
+        ("arXiv ids", "arxiv_id", _by_arxiv),
+    )
+    for step, kind, find in steps:
+        chosen = [r for r in refs if r.kind == kind]
+        papers = find(session, challenge_id, [r.value for r in chosen])
+        paper = _one(papers, chosen, step)
+        if paper is not None:
+            decided = next(
+                (r for r in chosen if r.value in (paper.venue_id, arxiv_of(paper.arxiv_id or ""))),
+                chosen[0],
+            )
+            return paper, decided
+    if not refs:
+        raise LogbookError(
+            "the logbook does not say which paper it reproduces (no paper, no paper-<id> tag): "
+            "give --paper"
+        )
+    raise NotFoundError(f"the logbook's paper is not in this challenge; tried {_describe(refs)}")

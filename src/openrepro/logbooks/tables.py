@@ -1,0 +1,587 @@
+"""Tabular evidence: the tables a logbook holds, and the value at one of their cells.
+
+Real logbooks keep most of their numbers in files their runs wrote (``outputs/runs.csv``, a
+``summary.json``), in the raw data of figure cells (Trackio's ``````raw`` fence, often CSV) and
+in tables their runs printed (pandas ``to_string``, Markdown, CSV). Each becomes a
+:class:`~openrepro.logbooks.records.TableRef`, addressed by ``(table, row, column)``:
+
+* ``table``: the file's sha256 (a produced file), the figure cell's id (raw data), or
+  ``<run id>#<n>`` (the n-th table printed by a run, from 1);
+* ``row``: the data row, from 1 (the header is not a row);
+* ``column``: the header's name (``""`` for an unnamed index column of a printed table).
+
+Only the shape (columns, row count) is kept in the record; :func:`read_value` reads a value
+again, by code, at its pointer, streaming through the file (a 100 MB CSV is never held in
+memory). Formats, by file suffix: ``.csv``, ``.tsv``, ``.json`` (a list of objects, an object
+of columns, or one object of scalars, nested objects flattened with dotted names), ``.jsonl`` /
+``.ndjson`` (one object per line) and ``.parquet`` (pyarrow). Caps: a file above
+:data:`MAX_TABLE_BYTES` (JSON above :data:`MAX_JSON_TABLE_BYTES`, parsed whole) is kept as a file
+but not read as a table, with a warning; at most :data:`MAX_COLUMNS` columns and
+:data:`MAX_CELL_CHARS` characters per value.
+
+A printed table is read only where it is unambiguous: a Markdown pipe table with its separator
+row, a CSV/TSV block whose every line has the same number of fields, or a whitespace-aligned
+block (pandas' ``to_string``) whose rows all have the same number of numeric fields and whose
+header names them. Anything else in an output stays an output line. Figure images are not
+tables: they are files (see :mod:`openrepro.logbooks.figures`).
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import io
+import json
+import math
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from openrepro.errors import LogbookError
+from openrepro.logbooks.manifest import json_limit_problem
+from openrepro.logbooks.records import FileRef, Page, Run, TableRef, TableValue
+
+__all__ = [
+    "MAX_CELL_CHARS",
+    "MAX_COLUMNS",
+    "MAX_JSON_TABLE_BYTES",
+    "MAX_TABLE_BYTES",
+    "TABLE_FORMATS",
+    "TextTable",
+    "index_tables",
+    "number",
+    "read_value",
+    "table_format",
+    "text_tables",
+]
+
+TextFormat = Literal["csv", "tsv", "text"]
+FileFormat = Literal["csv", "tsv", "json", "jsonl", "parquet"]
+MAX_TABLE_BYTES = 1024 * 1024 * 1024
+MAX_JSON_TABLE_BYTES = 64 * 1024 * 1024
+MAX_COLUMNS = 1000
+MAX_CELL_CHARS = 10_000
+TABLE_FORMATS: dict[str, FileFormat] = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".json": "json",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".parquet": "parquet",
+}
+_NUMBER_RE = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+_PIPE_SEPARATOR_RE = re.compile(r"^\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?$")
+_FENCE_RE = re.compile(r"(`{3,4}|~{3,4})([^\n]*)\n([\s\S]*?)\n\1")  # as trackio parses fences
+
+
+def number(text: str) -> float | None:
+    """The finite number ``text`` is, as written (``87.3%`` and ``=1+1`` are not numbers)."""
+    value = text.strip()
+    if not _NUMBER_RE.fullmatch(value):
+        return None
+    try:
+        parsed = float(value)
+    except (ValueError, OverflowError):
+        return None
+    return parsed if math.isfinite(parsed) else None
+
+
+def table_format(path: str) -> FileFormat | None:
+    """The table format of a file, by its suffix, or ``None``."""
+    lowered = path.lower()
+    return next((fmt for suffix, fmt in TABLE_FORMATS.items() if lowered.endswith(suffix)), None)
+
+
+# ---- text tables (raw cells, run output) ----
+
+
+@dataclass(frozen=True)
+class TextTable:
+    """A table found in text: its header and rows (every row as long as the header)."""
+
+    format: TextFormat  # Markdown and whitespace-aligned tables are "text"
+    columns: list[str]
+    rows: list[list[str]]
+
+
+def _blocks(text: str) -> Iterator[list[str]]:
+    block: list[str] = []
+    for line in text.splitlines():
+        if line.strip():
+            block.append(line.rstrip())
+        elif block:
+            yield block
+            block = []
+    if block:
+        yield block
+
+
+def _pipe_table(lines: list[str]) -> TextTable | None:
+    if len(lines) < 3 or not all(line.lstrip().startswith("|") for line in lines):
+        return None
+    if not _PIPE_SEPARATOR_RE.match(lines[1].strip()):
+        return None
+
+    def cells(line: str) -> list[str]:
+        inner = line.strip().removeprefix("|").removesuffix("|")
+        return [c.strip() for c in inner.split("|")]
+
+    columns = cells(lines[0])
+    rows = [cells(line) for line in lines[2:]]
+    if any(len(r) != len(columns) for r in rows):
+        return None
+    return TextTable(format="text", columns=columns, rows=rows)
+
+
+def _delimited(lines: list[str], delimiter: str, fmt: TextFormat) -> TextTable | None:
+    if len(lines) < 2 or not all(delimiter in line for line in lines):
+        return None
+    try:
+        parsed = list(csv.reader(lines, delimiter=delimiter))
+    except csv.Error:
+        return None
+    width = len(parsed[0])
+    if width < 2 or any(len(r) != width for r in parsed):
+        return None
+    columns = [c.strip() for c in parsed[0]]
+    if any(number(c) is not None for c in columns) or len(set(columns)) != width:
+        return None  # a header names its columns; a block of numbers has no header
+    rows = [[c.strip() for c in r] for r in parsed[1:]]
+    if not any(number(c) is not None for r in rows for c in r):
+        return None
+    return TextTable(format=fmt, columns=columns, rows=rows)
+
+
+def _aligned(lines: list[str]) -> TextTable | None:
+    """A whitespace-aligned table (pandas ``to_string``): a header of names, optionally a line
+    with only the index name, then rows of a label or number followed by numbers."""
+    header = lines[0].split()
+    body = lines[1:]
+    index_name = ""
+    if body and len(body[0].split()) == 1 and len(body) > 1 and len(body[1].split()) > 1:
+        index_name = body[0].split()[0]  # pandas prints the index name on a line of its own
+        body = body[1:]
+    if not header or not body or any(number(h) is not None for h in header):
+        return None
+    rows = [line.split() for line in body]
+    width = len(rows[0])
+    if width < 2 or any(len(r) != width for r in rows):
+        return None
+    if not all(number(c) is not None for r in rows for c in r[1:]):
+        return None
+    if width == len(header) + 1:
+        columns = [index_name, *header]
+    elif width == len(header) and not index_name:
+        columns = header
+    else:
+        return None
+    if len(set(columns)) != len(columns):
+        return None
+    return TextTable(format="text", columns=columns, rows=rows)
+
+
+def _numeric_row(line: str) -> int:
+    """The width of a line that reads as a table row (a label or number, then numbers), else 0."""
+    tokens = line.split()
+    if len(tokens) < 2 or not all(number(t) is not None for t in tokens[1:]):
+        return 0
+    return len(tokens)
+
+
+def _aligned_runs(lines: list[str]) -> Iterator[TextTable]:
+    """Whitespace-aligned tables inside a block of other output lines: each run of rows of one
+    width, under the header line above it (and the index-name line pandas may add)."""
+    i = 0
+    while i < len(lines):
+        width = _numeric_row(lines[i])
+        if not width:
+            i += 1
+            continue
+        j = i
+        while j < len(lines) and _numeric_row(lines[j]) == width:
+            j += 1
+        for start in (i - 2, i - 1):
+            table = _aligned(lines[start:j]) if start >= 0 else None
+            if table is not None:
+                yield table
+                break
+        i = j
+
+
+def text_tables(text: str) -> list[TextTable]:
+    """The unambiguous tables in ``text`` (see the module docstring), in order."""
+    found: list[TextTable] = []
+    for lines in _blocks(text):
+        table = (
+            _pipe_table(lines)
+            or _delimited(lines, "\t", "tsv")
+            or _delimited(lines, ",", "csv")
+            or _aligned(lines)
+        )
+        tables = [table] if table is not None else list(_aligned_runs(lines))
+        found.extend(t for t in tables if len(t.columns) <= MAX_COLUMNS)
+    return found
+
+
+def raw_of(body: str) -> str:
+    """The figure cell's raw data: its first ``raw`` fence, as Trackio's ``_figure_parts``."""
+    for match in _FENCE_RE.finditer(body):
+        lang = (match.group(2).strip().split() or [""])[0].lower()
+        if lang == "raw":
+            return match.group(3)
+    return ""
+
+
+# ---- files ----
+
+
+def _clip(value: object) -> str:
+    text = "" if value is None else value if isinstance(value, str) else json.dumps(value)
+    return text[:MAX_CELL_CHARS]
+
+
+def _flatten(value: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, item in value.items():
+        name = f"{prefix}{key}"
+        if isinstance(item, dict) and item:
+            flat.update(_flatten(item, f"{name}."))
+        else:
+            flat[name] = item
+    return flat
+
+
+def _json_rows(data: object) -> tuple[list[str], list[dict[str, Any]]] | None:
+    """Rows of a JSON document that is a table (list of objects, object of equal-length
+    columns, or an object of scalars), else ``None``."""
+    if isinstance(data, list) and data and all(isinstance(r, dict) for r in data):
+        rows = [_flatten(r) for r in data]
+    elif isinstance(data, dict) and data:
+        columns = list(data.values())
+        if all(isinstance(c, list) for c in columns) and len({len(c) for c in columns}) == 1:
+            keys = [str(k) for k in data]
+            rows = [dict(zip(keys, values, strict=True)) for values in zip(*columns, strict=True)]
+        else:
+            rows = [_flatten(data)]
+    else:
+        return None
+    names: dict[str, None] = {}
+    for row in rows:
+        for key in row:
+            names.setdefault(str(key), None)
+            if len(names) > MAX_COLUMNS:
+                return None
+    return list(names), rows
+
+
+def _load_json(path: Path, name: str) -> object:
+    if path.stat().st_size > MAX_JSON_TABLE_BYTES:
+        raise LogbookError(f"{name}: above {MAX_JSON_TABLE_BYTES:,} bytes, not read as a table")
+    try:
+        return json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise LogbookError(f"{name}: not a JSON table ({exc})") from exc
+    except (RecursionError, ValueError) as exc:
+        raise LogbookError(f"{name}: unreadable JSON ({json_limit_problem(exc)})") from exc
+
+
+def _jsonl_rows(path: Path, name: str) -> Iterator[dict[str, Any]]:
+    with path.open("rb") as handle:
+        for number_, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            if len(raw) > MAX_JSON_TABLE_BYTES:
+                raise LogbookError(f"{name}, line {number_}: a line above the size cap")
+            try:
+                item = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise LogbookError(f"{name}, line {number_}: not JSON ({exc})") from exc
+            except (RecursionError, ValueError) as exc:
+                raise LogbookError(f"{name}, line {number_}: {json_limit_problem(exc)}") from exc
+            if not isinstance(item, dict):
+                raise LogbookError(f"{name}, line {number_}: not a JSON object")
+            yield _flatten(item)
+
+
+def _csv_reader(handle: io.TextIOBase, fmt: str) -> Iterator[list[str]]:
+    return csv.reader(handle, delimiter="\t" if fmt == "tsv" else ",")
+
+
+def _parquet(path: Path) -> Any:
+    try:
+        parquet: Any = importlib.import_module("pyarrow.parquet")
+        return parquet.ParquetFile(path)
+    except Exception as exc:  # pyarrow raises its own (ArrowInvalid, OSError, ...)
+        raise LogbookError(f"{path.name}: cannot read the Parquet file ({exc})") from exc
+
+
+def _arrow_column(path: Path, fmt: str, header: list[str], column: str) -> Iterator[Any]:
+    """The batches of one column of a CSV/TSV, as strings, by pyarrow's streaming reader
+    (C++, several times the csv module's speed on large files). Raises on rows of the wrong
+    width and other irregularities: the caller falls back to the csv module."""
+    arrow: Any = importlib.import_module("pyarrow")
+    reader_module: Any = importlib.import_module("pyarrow.csv")
+    reader = reader_module.open_csv(
+        path,
+        read_options=reader_module.ReadOptions(column_names=header, skip_rows=1,
+                                               block_size=8 * 1024 * 1024),
+        parse_options=reader_module.ParseOptions(
+            delimiter="\t" if fmt == "tsv" else ",", newlines_in_values=True
+        ),
+        convert_options=reader_module.ConvertOptions(
+            include_columns=[column], column_types={column: arrow.string()},
+        ),
+    )  # fmt: skip
+    for batch in reader:
+        yield batch.column(0)
+
+
+def _header(path: Path, fmt: str, name: str) -> list[str]:
+    with path.open(encoding="utf-8", errors="strict", newline="") as handle:
+        try:
+            header: list[str] = next(_csv_reader(handle, fmt), [])
+        except (csv.Error, UnicodeDecodeError) as exc:
+            raise LogbookError(f"{name}: not a readable {fmt.upper()} ({exc})") from exc
+    if not header or len(header) > MAX_COLUMNS:
+        raise LogbookError(f"{name}: no header row (or over {MAX_COLUMNS} columns)")
+    return [c.strip() for c in header]
+
+
+_FAST_BYTES = 4 * 1024 * 1024  # above this, CSV/TSV files are read with pyarrow when it can
+
+
+def _fast_rows(path: Path, fmt: str, header: list[str]) -> int | None:
+    if len(set(header)) != len(header) or not header[0]:
+        return None
+    try:
+        return sum(len(batch) for batch in _arrow_column(path, fmt, header, header[0]))
+    except Exception:  # pyarrow's ArrowInvalid and kin: the csv module decides
+        return None
+
+
+def _file_shape(path: Path, fmt: str, name: str) -> tuple[list[str], int]:
+    """``(columns, rows)`` of a table file; streaming except for JSON."""
+    if fmt in ("csv", "tsv") and path.stat().st_size > _FAST_BYTES:
+        header = _header(path, fmt, name)
+        rows = _fast_rows(path, fmt, header)
+        if rows is not None:
+            return header, rows
+    if fmt in ("csv", "tsv"):
+        with path.open(encoding="utf-8", errors="strict", newline="") as handle:
+            try:
+                reader = _csv_reader(handle, fmt)
+                header = next(reader, [])
+                if not header or len(header) > MAX_COLUMNS:
+                    raise LogbookError(f"{name}: no header row (or over {MAX_COLUMNS} columns)")
+                rows = sum(1 for row in reader if row)
+            except (csv.Error, UnicodeDecodeError) as exc:
+                raise LogbookError(f"{name}: not a readable {fmt.upper()} ({exc})") from exc
+        return [c.strip() for c in header], rows
+    if fmt == "jsonl":
+        names: dict[str, None] = {}
+        count = 0
+        for row in _jsonl_rows(path, name):
+            count += 1
+            for key in row:
+                names.setdefault(key, None)
+            if len(names) > MAX_COLUMNS:
+                raise LogbookError(f"{name}: over {MAX_COLUMNS} columns")
+        return list(names), count
+    if fmt == "parquet":
+        handle = _parquet(path)
+        return [str(n) for n in handle.schema_arrow.names][:MAX_COLUMNS], handle.metadata.num_rows
+    shaped = _json_rows(_load_json(path, name))
+    if shaped is None:
+        raise LogbookError(f"{name}: JSON that is not a table")
+    return shaped[0], len(shaped[1])
+
+
+def _fast_value(path: Path, fmt: str, row: int, column: str, name: str) -> object:
+    header = _header(path, fmt, name)
+    if column not in header or len(set(header)) != len(header):
+        return _MISSING
+    offset = row - 1
+    try:
+        for batch in _arrow_column(path, fmt, header, column):
+            if offset < len(batch):
+                return batch[offset].as_py()
+            offset -= len(batch)
+    except Exception:  # as in _fast_rows
+        return _MISSING
+    return _MISSING
+
+
+_MISSING = object()
+
+
+def _file_value(path: Path, fmt: str, row: int, column: str, name: str) -> object:
+    if fmt in ("csv", "tsv") and path.stat().st_size > _FAST_BYTES:
+        found = _fast_value(path, fmt, row, column, name)
+        if found is not _MISSING:
+            return found
+    if fmt in ("csv", "tsv"):
+        with path.open(encoding="utf-8", errors="replace", newline="") as handle:
+            reader = _csv_reader(handle, fmt)
+            header = [c.strip() for c in next(reader, [])]
+            if column not in header:
+                raise LogbookError(f"{name}: no column {column!r}")
+            index = header.index(column)
+            seen = 0
+            for values in reader:
+                if not values:
+                    continue
+                seen += 1
+                if seen == row:
+                    return values[index] if index < len(values) else ""
+        raise LogbookError(f"{name}: no row {row}")
+    if fmt == "jsonl":
+        for seen, item in enumerate(_jsonl_rows(path, name), start=1):
+            if seen == row:
+                return item.get(column)
+        raise LogbookError(f"{name}: no row {row}")
+    if fmt == "parquet":
+        handle = _parquet(path)
+        if column not in handle.schema_arrow.names:
+            raise LogbookError(f"{name}: no column {column!r}")
+        offset = row - 1
+        for group in range(handle.num_row_groups):
+            size = handle.metadata.row_group(group).num_rows
+            if offset < size:
+                table = handle.read_row_group(group, columns=[column])
+                return table.column(0)[offset].as_py()
+            offset -= size
+        raise LogbookError(f"{name}: no row {row}")
+    shaped = _json_rows(_load_json(path, name))
+    if shaped is None or not 1 <= row <= len(shaped[1]):
+        raise LogbookError(f"{name}: no row {row}")
+    return shaped[1][row - 1].get(column)
+
+
+def _as_value(table: str, row: int, column: str, raw: object) -> TableValue:
+    if isinstance(raw, bool):
+        return TableValue(table=table, row=row, column=column, text=str(raw).lower())
+    if isinstance(raw, int | float):
+        value = float(raw) if math.isfinite(float(raw)) else None
+        return TableValue(table=table, row=row, column=column, text=_clip(raw), value=value)
+    text = _clip(raw)
+    return TableValue(table=table, row=row, column=column, text=text, value=number(text))
+
+
+# ---- the record's tables ----
+
+
+def _file_table(
+    ref: FileRef, path: Path, run: Run | None, page: str, cell: str, warnings: list[str]
+) -> TableRef | None:
+    fmt = table_format(ref.path)
+    if fmt is None:
+        return None
+    if ref.size > MAX_TABLE_BYTES:
+        warnings.append(
+            f"{ref.path}: {ref.size:,} bytes, above {MAX_TABLE_BYTES:,}: kept as a file, "
+            "not read as a table"
+        )
+        return None
+    try:
+        columns, rows = _file_shape(path, fmt, ref.path)
+    except LogbookError as exc:
+        warnings.append(f"{exc}: kept as a file, not read as a table")
+        return None
+    return TableRef(
+        table=ref.sha256, source="file", format=fmt,
+        path=ref.path, page=page, cell=cell, run=run.id if run else "",
+        run_ok=run is not None and run.exit_code == 0, columns=columns, rows=rows,
+    )  # fmt: skip
+
+
+def index_tables(
+    base: Path, runs: list[Run], pages: list[Page], artifacts: list[tuple[FileRef, str, str]]
+) -> tuple[list[TableRef], list[str]]:
+    """The tables of a logbook read from ``base``: files its runs produced (then other table
+    files it presents, ``artifacts`` as ``(file, page, cell)``), figure cells' raw data and
+    tables printed by runs. Returns them and a warning per table file that could not be read.
+    """
+    warnings: list[str] = []
+    tables: list[TableRef] = []
+    seen: set[str] = set()
+    for run in runs:
+        for ref in run.produced:
+            if ref.sha256 not in seen:
+                found = _file_table(ref, base / ref.path, run, run.page, run.id, warnings)
+                if found:
+                    seen.add(ref.sha256)
+                    tables.append(found)
+    for ref, page_slug, cell_id in artifacts:
+        if ref.sha256 not in seen:
+            found = _file_table(ref, base / ref.path, None, page_slug, cell_id, warnings)
+            if found:
+                seen.add(ref.sha256)
+                tables.append(found)
+    for page in pages:
+        for cell in page.cells:
+            if cell.type != "figure":
+                continue
+            raw = raw_of(cell.body)
+            parsed = text_tables(raw)
+            if len(parsed) == 1:
+                t = parsed[0]
+                tables.append(
+                    TableRef(table=cell.id, source="cell", format=t.format,
+                             page=page.slug, cell=cell.id, columns=t.columns, rows=len(t.rows))
+                )  # fmt: skip
+    for run in runs:
+        for n, t in enumerate(text_tables(run.output), start=1):
+            tables.append(
+                TableRef(
+                    table=f"{run.id}#{n}", source="output", format=t.format,
+                    page=run.page, cell=run.id, run=run.id, run_ok=run.exit_code == 0,
+                    columns=t.columns, rows=len(t.rows),
+                )
+            )  # fmt: skip
+    return tables, warnings
+
+
+def _text_of(table: TableRef, runs: list[Run], pages: list[Page]) -> TextTable:
+    if table.source == "output":
+        run_id, _, n = table.table.rpartition("#")
+        run = next((r for r in runs if r.id == run_id), None)
+        found = text_tables(run.output) if run else []
+        index = int(n) - 1 if n.isdigit() else -1
+        if not 0 <= index < len(found):
+            raise LogbookError(f"table {table.table}: no such table in the run's output")
+        return found[index]
+    cell = next((c for p in pages for c in p.cells if c.id == table.cell), None)
+    found = text_tables(raw_of(cell.body)) if cell else []
+    if len(found) != 1:
+        raise LogbookError(f"table {table.table}: the cell holds no table")
+    return found[0]
+
+
+def read_value(
+    tables: list[TableRef],
+    runs: list[Run],
+    pages: list[Page],
+    table: str,
+    row: int,
+    column: str,
+    locate: Callable[[FileRef], Path | None],
+) -> TableValue:
+    """The value at ``(table, row, column)``, read by code (files are streamed from
+    ``locate``'s path). Raises :class:`LogbookError` when the pointer holds nothing."""
+    ref = next((t for t in tables if t.table == table), None)
+    if ref is None:
+        raise LogbookError(f"no table {table!r} in the logbook")
+    if row < 1 or row > ref.rows:
+        raise LogbookError(f"table {table}: no row {row} (it has {ref.rows})")
+    if column not in ref.columns:
+        raise LogbookError(f"table {table}: no column {column!r}")
+    if ref.source == "file":
+        path = locate(FileRef(path=ref.path, sha256=ref.table, size=0))
+        if path is None:
+            raise LogbookError(f"{ref.path}: the file is not in the store")
+        return _as_value(table, row, column, _file_value(path, ref.format, row, column, ref.path))
+    text = _text_of(ref, runs, pages)
+    values = text.rows[row - 1]
+    return _as_value(table, row, column, values[text.columns.index(column)])
