@@ -241,6 +241,11 @@ def main() -> None:
     parser.add_argument("--no-10x", action="store_true", help="skip the 10x stats figure")
     parser.add_argument("--no-load", action="store_true", help="skip the board load test")
     parser.add_argument("--keep", type=Path, help="keep the generated challenge here")
+    parser.add_argument(
+        "--database-url",
+        default="",
+        help="a PostgreSQL database to use instead of SQLite (it is emptied)",
+    )
     args = parser.parse_args()
     from openrepro.outcomes import compute_stats
 
@@ -248,7 +253,8 @@ def main() -> None:
     folder = root / "challenge"
     if folder.exists():
         shutil.rmtree(folder)
-    ctx = init_challenge(folder, "bench", title="ICML 2026 (bench)")
+    ctx = init_challenge(folder, "bench", title="ICML 2026 (bench)",
+                         database_url=args.database_url or None)  # fmt: skip
     t = time.perf_counter()
     shape = generate(ctx, args.scale)
     print(f"generated {json.dumps(shape)} in {time.perf_counter() - t:.1f} s")
@@ -257,11 +263,22 @@ def main() -> None:
     print(f"stats: {seconds * 1000:.0f} ms (best of 5); examined {stats.rows[0].count}, "
           f"contested {next(r.count for r in stats.rows if r.key == 'contested')}")  # fmt: skip
     db_file = folder / "openrepro.db"
-    duck, duck_rows = duckdb_stats(db_file)
-    ours = [r.count for r in stats.rows]
-    same = [int(x) for x in duck_rows[0]] == ours
-    print(f"duckdb, same aggregation: {duck * 1000:.0f} ms (best of 5); ratio "
-          f"{seconds / duck:.2f}x; identical rows: {same}")  # fmt: skip
+    if db_file.is_file():  # DuckDB reads the SQLite file; on PostgreSQL the figure is skipped
+        duck, duck_rows = duckdb_stats(db_file)
+        ours = [r.count for r in stats.rows]
+        same = [int(x) for x in duck_rows[0]] == ours
+        print(f"duckdb, same aggregation: {duck * 1000:.0f} ms (best of 5); ratio "
+              f"{seconds / duck:.2f}x; identical rows: {same}")  # fmt: skip
+
+    from openrepro.judge.service import judge_targets, judged_already
+    from openrepro.recheck import recheck_queue
+
+    targets = judge_targets(ctx, None, None)
+    resume, done = timed(lambda: judged_already(ctx, targets, "bench"), repeat=3)
+    print(f"resumed judge --all, finding the work left: {resume * 1000:.0f} ms for "
+          f"{len(targets)} logbooks ({len(done)} fully judged)")  # fmt: skip
+    queue_s, queue = timed(lambda: recheck_queue(ctx, public=True), repeat=3)
+    print(f"re-check queue: {queue_s * 1000:.0f} ms (best of 3), {len(queue)} claims")
 
     t = time.perf_counter()
     from openrepro.board import build_board_site
@@ -295,7 +312,7 @@ def main() -> None:
         big = root / "challenge10"
         if big.exists():
             shutil.rmtree(big)
-        ctx10 = init_challenge(big, "bench10")
+        ctx10 = init_challenge(big, "bench10")  # SQLite: generated ids would clash in one database
         t = time.perf_counter()
         shape10 = generate(ctx10, 10 * args.scale)
         print(f"generated 10x {json.dumps(shape10)} in {time.perf_counter() - t:.1f} s")

@@ -45,3 +45,48 @@ def test_check_draft_from_a_quote(tmp_path: Path) -> None:
         "claims", "check", "draft", "--quote", "The images look mostly right.", cwd=tmp_path
     )
     assert vague.returncode == 1 and "no check" in vague.stderr
+
+
+def test_stored_checks_show_set_rm_redraft(tmp_path: Path) -> None:
+    """A claim's stored check through the CLI: drafted when the claim is added, replaced by an
+    organizer's (grounded, kept in the history), removed, and drafted again."""
+    assert run("init", "ch", cwd=tmp_path).returncode == 0
+    folder = tmp_path / "ch"
+    papers = tmp_path / "papers.json"
+    abstract = "Our method reaches at least 90% accuracy on CIFAR-10."
+    papers.write_text(json.dumps([{"venue_id": "p1", "title": "T", "abstract": abstract}]))
+    assert run("papers", "import", str(papers), cwd=folder).returncode == 0
+    added = run("claims", "add", "p1", "--text", "At least 90% accuracy.", "--kind", "result",
+                "--quote", "reaches at least 90% accuracy", cwd=folder)  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    shown = run("claims", "check", "show", "p1/C1", "-f", "json", cwd=folder)
+    drafted = json.loads(shown.stdout)
+    assert drafted["relation"] == "bound" and drafted["origin"] == "rules"
+
+    mine = {**drafted, "comparator": "gt", "quantities": [{"name": "accuracy", "unit": "%"}],
+            "subject": "accuracy"}  # fmt: skip
+    (tmp_path / "check.json").write_text(json.dumps(mine))
+    done = run("claims", "check", "set", "p1/C1", "--file", str(tmp_path / "check.json"),
+               "--reason", "strict bound", "-f", "json", cwd=folder)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    stored = json.loads(done.stdout)
+    assert (stored["origin"], stored["comparator"], stored["revision"]) == ("organizer", "gt", 2)
+    assert stored["quantities"][0]["key"] == "claims/p1/C1/accuracy"
+
+    ungrounded = {**mine, "constant": {"value": 95, "text": "95%"}}
+    (tmp_path / "bad.json").write_text(json.dumps(ungrounded))
+    refused = run("claims", "check", "set", "p1/C1", "--file", str(tmp_path / "bad.json"),
+                  "--reason", "x", cwd=folder)  # fmt: skip
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    # an organizer's check is never replaced by the rules
+    kept = run("claims", "check", "redraft", "--replace", "-f", "json", cwd=folder)
+    assert json.loads(kept.stdout) == {"p1/C1": True}
+    assert json.loads(run("claims", "check", "show", "p1/C1", "-f", "json", cwd=folder).stdout)[
+        "origin"] == "organizer"  # fmt: skip
+
+    assert run("claims", "check", "rm", "p1/C1", "--reason", "wrong", cwd=folder).returncode == 0
+    assert run("claims", "check", "show", "p1/C1", cwd=folder).returncode == 1
+    again = run("claims", "check", "redraft", "-f", "json", cwd=folder)
+    assert json.loads(again.stdout) == {"p1/C1": True}
+    history = json.loads(run("claims", "show", "p1/C1", "-f", "json", cwd=folder).stdout)
+    assert [e["field"] for e in history["edits"]].count("check") == 3

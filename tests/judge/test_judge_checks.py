@@ -100,3 +100,18 @@ def test_without_the_check_the_equality_comparison_falsifies(
         assert s.scalar(select(Claim.check)) is None
     [row] = judge_logbooks(challenge, None).verdicts
     assert (row.logbook_id, row.verdict, row.rule) == (book, "falsified", "R6")
+
+
+def test_the_participant_sees_the_check(
+    challenge: ChallengeContext, bound_claim: None, tmp_path: Path
+) -> None:
+    """pull writes the check in words, the exact key to log, and the check as JSON."""
+    import json
+
+    pull_paper(challenge, "p1", tmp_path / "ws")
+    text = (tmp_path / "ws" / "CLAIMS.md").read_text()
+    assert "- check: " in text and ">= 90" in text
+    assert "- log `claims/p1/C1/" in text
+    [claim] = json.loads((tmp_path / "ws" / "claims.json").read_text())
+    assert claim["check"]["relation"] == "bound" and claim["check"]["constant"]["value"] == 90
+    assert "95 % confidence" in (tmp_path / "ws" / "INSTRUCTIONS.md").read_text()

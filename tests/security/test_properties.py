@@ -16,7 +16,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from openrepro.claims.values import ReportedValue
@@ -278,6 +278,8 @@ def test_the_reported_value_itself_always_matches(
 @FAST
 @given(value=VALUES, measured=st.lists(VALUES, min_size=1, max_size=6), tol=TOLERANCES,
        wider=st.floats(min_value=1.0, max_value=100.0), baseline=st.none() | VALUES)  # fmt: skip
+# found by this test: noisy seeds matched by unanimity skipped the direction-of-effect check
+@example(value=-3584.0, measured=[0.0, 0.0, -1253.0], tol=1.0, wider=2.0, baseline=-835.0)
 def test_widening_the_tolerance_never_loses_a_match(
     value: float, measured: list[float], tol: float, wider: float, baseline: float | None
 ) -> None:

@@ -29,6 +29,7 @@ __all__ = [
     "ground_quotes",
     "key_order",
     "list_claims",
+    "redraft_checks",
     "remove_claim",
     "resolve_claim",
     "set_check",
@@ -259,6 +260,48 @@ def edit_claim(
                 claim.check = redrafted
     session.flush()
     return claim_view(claim, paper.venue_id)
+
+
+def redraft_checks(
+    session: Session,
+    challenge_id: int,
+    claim_ids: list[str] | None = None,
+    *,
+    editor: str,
+    replace: bool = False,
+) -> dict[str, bool]:
+    """Draft (by the rules) the checks of the given claims, else of every active claim that has
+    none; ``replace`` also redrafts checks the rules wrote before (never an organizer's).
+    Returns claim id -> whether it now has a check; changes are in the claims' histories."""
+    check_not_frozen(session, challenge_id)
+    if claim_ids is not None:
+        rows = [get_claim(session, challenge_id, c) for c in claim_ids]
+    else:
+        rows = list(
+            session.execute(
+                select(Claim, Paper)
+                .join(Paper, Paper.id == Claim.paper_id)
+                .where(Paper.challenge_id == challenge_id, Claim.status == "active")
+                .order_by(Paper.id, Claim.id)
+            ).tuples()
+        )
+    out: dict[str, bool] = {}
+    for claim, paper in rows:
+        name = f"{paper.venue_id}/{claim.key}"
+        current = claim.check
+        keep = current is not None and (current.get("origin") == "organizer" or not replace)
+        if keep:
+            out[name] = True
+            continue
+        drafted = draft_for_claim([q["text"] for q in claim.quotes], name,
+                                  Scale.model_validate(claim.scale))  # fmt: skip
+        if drafted != current:
+            claim.edits.append(ClaimEdit(field="check", old_value=current, new_value=drafted,
+                                         editor=editor, reason="drafted by the rules"))  # fmt: skip
+            claim.check = drafted
+        out[name] = drafted is not None
+    session.flush()
+    return out
 
 
 def set_check(

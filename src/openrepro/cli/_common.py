@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getpass
 import json
 from enum import StrEnum
 from pathlib import Path
@@ -26,6 +27,7 @@ __all__ = [
     "FormatOption",
     "OutputFormat",
     "console",
+    "default_editor",
     "err_console",
     "open_from",
     "print_json",
@@ -82,3 +84,11 @@ def progress_bar(label: str, fmt: OutputFormat, *extra: ProgressColumn) -> Progr
         transient=True,
         disable=fmt is OutputFormat.json,
     )
+
+
+def default_editor() -> str:
+    """Who an organizer's edit is recorded as when ``--by`` is not given: the local user."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "organizer"

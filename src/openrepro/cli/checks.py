@@ -1,8 +1,9 @@
 """`openrepro claims eval` and `openrepro claims check ...`: draft claims' checks and measure the
 drafters against labelled checks.
 
-``claims check draft`` works on a quote given on the command line (no challenge needed); the
-stored checks (``claims check show | set | edit | rm``) come with the store's check table.
+``claims check draft`` works on a quote given on the command line (no challenge needed);
+``claims check show | set | rm | redraft`` read and change the checks stored with the claims
+(every change kept in the claim's history).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import typer
 from rich.markup import escape
 
 from openrepro.claims.checks import (
+    Check,
     Draft,
     draft_check,
     draft_with_fallback,
@@ -23,10 +25,12 @@ from openrepro.claims.checks.eval import (
     read_check_labels,
     render_report,
 )
+from openrepro.claims.service import claim_view, get_claim, redraft_checks, set_check
 from openrepro.cli._common import (
     FormatOption,
     OutputFormat,
     console,
+    default_editor,
     err_console,
     open_from,
     print_json,
@@ -89,6 +93,90 @@ def draft(
         _print_draft(result)
     if result.check is None:
         raise typer.Exit(1)
+
+
+@check_app.command("show")
+def show(
+    ctx: typer.Context,
+    claim: str = typer.Argument(..., help="Claim id <paper>/<key>."),
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """A claim's check, in words and as JSON (what the judge evaluates)."""
+    challenge = open_from(ctx)
+    with challenge.store.session() as session:
+        row, paper = get_claim(session, challenge.challenge_id, claim)
+        view = claim_view(row, paper.venue_id)
+    if fmt is OutputFormat.json:
+        print_json(view.check)
+        return
+    if view.check is None:
+        err_console.print(f"{escape(view.id)} has no check: the judge compares reported values")
+        raise typer.Exit(1)
+    _print_draft(Draft(check=view.check, rule=view.check.rule))
+    console.print_json(view.check.to_json())
+
+
+@check_app.command("set")
+def set_(
+    ctx: typer.Context,
+    claim: str = typer.Argument(..., help="Claim id <paper>/<key>."),
+    file: Path = typer.Option(
+        ..., "--file", help="The check as JSON (see docs/checks.md).", exists=True, dir_okay=False
+    ),
+    reason: str = typer.Option(..., "--reason", help="Why (kept in the claim's history)."),
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """Replace a claim's check with an organizer's (validated and grounded in its quotes)."""
+    check = Check.from_json(file.read_text(encoding="utf-8"))
+    challenge = open_from(ctx)
+    with challenge.store.session() as session:
+        view = set_check(session, challenge.challenge_id, claim, check, editor=default_editor(),
+                         reason=reason)  # fmt: skip
+    if fmt is OutputFormat.json:
+        print_json(view.check)
+    else:
+        console.print(f"{escape(view.id)}: {escape(view.check.describe() if view.check else '')}")
+
+
+@check_app.command("rm")
+def rm(
+    ctx: typer.Context,
+    claim: str = typer.Argument(..., help="Claim id <paper>/<key>."),
+    reason: str = typer.Option(..., "--reason", help="Why (kept in the claim's history)."),
+) -> None:
+    """Remove a claim's check (the judge then compares reported values, or says none)."""
+    challenge = open_from(ctx)
+    with challenge.store.session() as session:
+        set_check(session, challenge.challenge_id, claim, None, editor=default_editor(),
+                  reason=reason)  # fmt: skip
+    console.print(f"{escape(claim)}: check removed")
+
+
+@check_app.command("redraft")
+def redraft(
+    ctx: typer.Context,
+    claims: list[str] | None = typer.Argument(
+        None, help="Claim ids (default: every claim without a check)."
+    ),
+    replace: bool = typer.Option(
+        False,
+        "--replace",
+        help="Also redraft the rules' earlier checks (an organizer's check is never replaced).",
+    ),
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """Draft stored claims' checks by the rules (claims stored before checks existed)."""
+    challenge = open_from(ctx)
+    with challenge.store.session() as session:
+        done = redraft_checks(session, challenge.challenge_id, claims or None,
+                              editor=default_editor(), replace=replace)  # fmt: skip
+    if fmt is OutputFormat.json:
+        print_json(done)
+        return
+    missing = [c for c, ok in done.items() if not ok]
+    console.print(f"{len(done) - len(missing)} of {len(done)} claims have a check")
+    for name in missing:
+        console.print(f"  no rule applies: {escape(name)}")
 
 
 def claims_eval(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import getpass
 from pathlib import Path
 
 import typer
@@ -20,6 +19,7 @@ from openrepro.cli._common import (
     FormatOption,
     OutputFormat,
     console,
+    default_editor,
     err_console,
     open_from,
     print_json,
@@ -32,13 +32,6 @@ __all__ = ["AddressOption", "EngineOption", "app", "usage_line"]
 
 app = typer.Typer(help="Extract, list, show and curate the papers' claims.", no_args_is_help=True)
 checks_cli.register(app)  # `claims eval`, `claims check ...`
-
-
-def _default_editor() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "organizer"
 
 
 EditorOption = typer.Option(None, "--by", help="Who makes the change (default: your login).")
@@ -201,7 +194,7 @@ def add(
     with challenge.store.session() as session:
         view = claim_index.add_claim(
             session, challenge.challenge_id, paper, text=text, kind=kind, quotes=quote,
-            editor=by or _default_editor(),
+            editor=by or default_editor(),
         )  # fmt: skip
     if fmt is OutputFormat.json:
         print_json(view)
@@ -228,7 +221,7 @@ def import_(
     challenge = open_from(ctx)
     with challenge.store.session() as session:
         report = import_claims(session, challenge.challenge_id, file,
-                               editor=by or _default_editor(), threshold=threshold)  # fmt: skip
+                               editor=by or default_editor(), threshold=threshold)  # fmt: skip
     if fmt is OutputFormat.json:
         print_json(report)
         return
@@ -261,7 +254,7 @@ def edit(
     challenge = open_from(ctx)
     with challenge.store.session() as session:
         view = claim_index.edit_claim(
-            session, challenge.challenge_id, claim_id, editor=by or _default_editor(),
+            session, challenge.challenge_id, claim_id, editor=by or default_editor(),
             reason=reason, text=text, kind=kind, quotes=quote or None, tolerance=tolerance,
         )  # fmt: skip
     if fmt is OutputFormat.json:
@@ -281,7 +274,7 @@ def rm(
     challenge = open_from(ctx)
     with challenge.store.session() as session:
         view = claim_index.remove_claim(
-            session, challenge.challenge_id, claim_id, editor=by or _default_editor(),
+            session, challenge.challenge_id, claim_id, editor=by or default_editor(),
             reason=reason,
         )  # fmt: skip
     console.print(f"removed {escape(view.id)}")

@@ -23,25 +23,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from openrepro.claims.checks import Check, sweep_metric
+from openrepro.claims.checks import Check, sweep_metric, sweeps_of
 from openrepro.evidence.records import Measurement, describe_pointer
 from openrepro.evidence.relations import Bound
 
-__all__ = ["bind_check", "sweeps_of"]
-
-
-def sweeps_of(check: Check) -> dict[str, str]:
-    """Quantity name -> the variable it is swept over, for every swept quantity of ``check``."""
-    out: dict[str, str] = {}
-    for node in check.nodes():
-        for q in node.quantities:
-            if q.sweep:
-                out.setdefault(q.name, q.sweep)
-        if node.sweep:
-            names = [node.subject, *node.baselines] if node.subject else []
-            for name in names or [q.name for q in node.quantities]:
-                out.setdefault(name, node.sweep)
-    return out
+__all__ = ["bind_check"]
 
 
 def bind_check(

@@ -181,11 +181,11 @@ def _compare_values(
                     f"{near} of them are within it"
                 )
                 return result
-            result.match = near == len(values)
             result.detail = (
                 f"every one of {len(values)} seeds is {'within' if near else 'outside'} "
                 f"±{allowed:.3g} of the paper's {reported.value:g} (interval too wide to use)"
             )
+            result.match = near == len(values) and _same_direction(result, values, reported)
             return result
         mean = statistics.fmean(values)
         in_interval = result.low <= reported.value <= result.high
@@ -206,18 +206,23 @@ def _compare_values(
             f"measured {mean:.4g} vs paper {reported.value:g} (tolerance ±{allowed:.3g}, "
             f"{len(values)} seed{'s' if len(values) > 1 else ''})"
         )
-    if inside and reported.baseline is not None and reported.baseline != reported.value:
-        mean = statistics.fmean(values)
-        same_side = mean != reported.baseline and (mean > reported.baseline) == (
-            reported.value > reported.baseline
-        )
-        if not same_side:
-            inside = False
-            result.detail += (
-                f"; the effect goes the wrong way from the baseline {reported.baseline:g}"
-            )
-    result.match = inside
+    result.match = inside and _same_direction(result, values, reported)
     return result
+
+
+def _same_direction(result: Comparison, values: list[float], reported: ReportedValue) -> bool:
+    """For a reported change ("from A to B"), whether the seeds' mean moved the paper's way from
+    its baseline (noted in ``result.detail`` when not). Applied on every path to a match, so a
+    wider tolerance can never turn a wrong-way change into a match."""
+    if reported.baseline is None or reported.baseline == reported.value:
+        return True
+    mean = statistics.fmean(values)
+    same = mean != reported.baseline and (mean > reported.baseline) == (
+        reported.value > reported.baseline
+    )
+    if not same:
+        result.detail += f"; the effect goes the wrong way from the baseline {reported.baseline:g}"
+    return same
 
 
 _SIZE = re.compile(r"(?P<num>\d+(?:[.,]\d+)*)\s*(?P<suffix>[KkMBT])?")

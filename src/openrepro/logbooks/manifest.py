@@ -180,7 +180,7 @@ def _link_order(path: Path) -> list[str]:
 
 def _exists(logbook_dir: Path, file: str) -> bool:
     pure = PurePosixPath(file)
-    if pure.is_absolute() or ".." in pure.parts or "\\" in file:
+    if pure.is_absolute() or ".." in pure.parts or "\\" in file or "\x00" in file:
         return True  # let the reader refuse it with its own message
     path = logbook_dir / pure
     return path.is_file() or path.is_symlink()

@@ -21,6 +21,7 @@ from sqlalchemy import select
 
 from openrepro.challenge import ChallengeContext
 from openrepro.claims import ClaimView, list_claims
+from openrepro.claims.checks import sweep_metric, sweeps_of
 from openrepro.errors import NotFoundError, SourceError, WorkspaceExistsError
 from openrepro.papers import PaperDetail, get_paper
 from openrepro.store import Paper
@@ -78,9 +79,30 @@ def _claims_md(paper: PaperDetail, claims: list[ClaimView]) -> str:
         lines += [f"- reported: {value.describe()}" for value in claim.reported]
         if not claim.scale.is_empty():
             lines.append(f"- paper's scale: {claim.scale.describe()}")
-        lines.append(f"- log as: `claims/{claim.id}/<metric>`")
+        lines += _check_lines(claim)
         lines.append("")
     return "\n".join(lines) + "\n"
+
+
+def _check_lines(claim: ClaimView) -> list[str]:
+    """The claim's check in words and the exact keys to log (INSTRUCTIONS.md says why)."""
+    if claim.check is None:
+        return [
+            "- check: none yet (the judge compares the reported value)",
+            f"- log as: `claims/{claim.id}/<metric>`",
+        ]
+    lines = [f"- check: {claim.check.describe()}"]
+    sweeps = sweeps_of(claim.check)
+    for quantity in claim.check.for_claim(claim.id).all_quantities():
+        about = ", ".join(x for x in (quantity.description, quantity.unit, quantity.dataset) if x)
+        lines.append(f"- log `{quantity.key}`" + (f" ({about})" if about else ""))
+        if quantity.name in sweeps:
+            sweep = sweeps[quantity.name]
+            lines.append(
+                f"  - one run per point, with `claims/{claim.id}/{sweep_metric(sweep)}` = the "
+                f"point's {sweep}"
+            )
+    return lines
 
 
 def _template(name: str, values: dict[str, str]) -> str:

@@ -37,6 +37,7 @@ from openrepro.claims.checks.records import (
     Trend,
     metric_key,
     sweep_metric,
+    sweeps_of,
 )
 
 __all__ = [
@@ -68,4 +69,5 @@ __all__ = [
     "metric_key",
     "require_grounded",
     "sweep_metric",
+    "sweeps_of",
 ]

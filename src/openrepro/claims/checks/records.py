@@ -41,6 +41,7 @@ __all__ = [
     "Trend",
     "metric_key",
     "sweep_metric",
+    "sweeps_of",
 ]
 
 #: the stored JSON format of checks; a reader refuses formats it does not know
@@ -454,3 +455,17 @@ def _describe(check: Check) -> str:
 
 
 Check.model_rebuild()
+
+
+def sweeps_of(check: Check) -> dict[str, str]:
+    """Quantity name -> the variable it is swept over, for every swept quantity of ``check``."""
+    out: dict[str, str] = {}
+    for node in check.nodes():
+        for q in node.quantities:
+            if q.sweep:
+                out.setdefault(q.name, q.sweep)
+        if node.sweep:
+            names = [node.subject, *node.baselines] if node.subject else []
+            for name in names or [q.name for q in node.quantities]:
+                out.setdefault(name, node.sweep)
+    return out

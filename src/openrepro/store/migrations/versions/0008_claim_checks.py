@@ -2,7 +2,7 @@
 
 ``claims.check`` holds the claim's typed check (JSON; NULL when no rule could draft one, and for
 claims stored before checks existed until an organizer drafts them: ``openrepro claims check
-draft --all``). ``verdicts.details`` holds the evaluation of the check a verdict rests on.
+redraft``). ``verdicts.details`` holds the evaluation of the check a verdict rests on.
 
 Revision ID: 0008
 Revises: 0007
