@@ -60,11 +60,11 @@ def test_joining_the_victims_team_does_not_neutralise_its_verdict(
     _verdict(challenge, "colleague", "verified")
     assert _consensus(challenge) == ("verified", 1, 0)  # one confirmed team: one group
     register(challenge, "mallory", team="lab", actor=_self("mallory"))
-    assert get_participant(challenge, "mallory").team_confirmed is False
     _verdict(challenge, "mallory", "falsified")
     # mallory counts alone: the victim's team keeps its verified; the claim is contested by an
     # independent participant, not silently neutralised
     assert _consensus(challenge) == ("contested", 1, 1)
+    assert get_participant(challenge, "mallory").team_confirmed is False
 
 
 def test_a_handle_named_like_a_team_is_not_that_team(challenge: ChallengeContext) -> None:

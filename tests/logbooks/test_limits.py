@@ -88,7 +88,8 @@ def test_page_entries_pointing_at_one_page_are_refused(
     logbook page that took seconds to render."""
     entries = [{"slug": f"s{i}", "title": "x", "file": "pages/index.md"} for i in range(600)]
     folder = _trackio(tmp_path, entries, PAGE)
-    with pytest.raises(LogbookError, match=rf"more than {MAX_PAGES:,} pages"):
+    assert len(entries) > MAX_PAGES
+    with pytest.raises(LogbookError, match=r"more than [\d,]+ pages"):
         submit_logbook(paper_ctx, folder, handle="mallory")
     assert _books(paper_ctx) == 0
     # a logbook below the caps is read as before
