@@ -2,8 +2,9 @@
 
 Which verdicts count is :mod:`openrepro.outcomes.current` (the current verdicts, ``eff``).
 
-"Independent" means different teams (a participant without a team is a team of one). Within a
-team, verified and falsified together count as inconclusive; across teams they make the claim
+"Independent" means different groups (``grp`` of :mod:`openrepro.outcomes.current`): a confirmed
+team, or a participant alone (no team, or a team membership nobody confirmed). Within a group,
+verified and falsified together count as inconclusive; across groups they make the claim
 ``contested``.
 """
 
