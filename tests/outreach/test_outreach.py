@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 from aiosmtpd.controller import Controller
-from organizer_scenario import submit_all
 from typer.testing import CliRunner
 
 from openrepro.challenge import ChallengeContext
@@ -30,6 +29,7 @@ from openrepro.outreach import (
 )
 from openrepro.recheck import current_verdicts, decide, run_recheck
 from openrepro.recheck.checks import describe_pointer
+from organizer_scenario import submit_all
 
 
 class _Inbox:
