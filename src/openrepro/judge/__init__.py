@@ -1,4 +1,4 @@
-"""The judge: per-claim verdicts from evidence that code has checked (DESIGN.md §4).
+"""The judge: per-claim verdicts from evidence that code has checked (docs/design.md §4).
 
 gather (evidence items, measurements, pointer checks, injection detection) → compare and decide
 (the documented decision table) → engine (deterministic path first, LLM extraction only for

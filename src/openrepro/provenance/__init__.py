@@ -1,4 +1,4 @@
-"""Evidence provenance: levels, consistency checks, replays and attested runs (issue 11).
+"""Evidence provenance: levels, consistency checks, replays and attested runs (docs/provenance.md).
 
 Levels (:mod:`openrepro.provenance.levels`) are imported eagerly and have no dependencies; the
 checks, replays and attestations are loaded on first use, so the judge can import the levels

@@ -337,7 +337,7 @@ class Job(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
-    # -- jobs and credit (issue: jobs): migration 0004 --
+    # -- jobs and credit: migration 0004 --
     exit_code: Mapped[int | None] = mapped_column(Integer, default=None)
     timeout_s: Mapped[float] = mapped_column(Float, default=0.0)
     #: Price of the flavor when the job was launched, in USD per hour of running time.
