@@ -41,7 +41,7 @@ SRC = README.parent / "src" / "openrepro"
 TESTS = Path(__file__).parent
 # Suites that test the whole system rather than one package (README, Development).
 CROSS_CUTTING_DIRS = {"security", "scale"}
-CROSS_CUTTING_FILES = {"test_participant_flow.py", "test_docs.py"}
+CROSS_CUTTING_FILES = {"test_participant_flow.py", "test_docs.py", "test_architecture.py"}
 NOT_TESTS = {"data", "__pycache__"}
 
 
@@ -75,6 +75,7 @@ def test_readme_layout_map_lists_every_package_and_nothing_else() -> None:
     assert sorted(listed_packages - _packages()) == [], (
         "README's map lists packages that do not exist"
     )
+    assert sorted(_modules() - listed_modules) == [], "modules missing from README's map"
     assert sorted(listed_modules - _modules()) == [], "README's map lists modules that do not exist"
 
 
