@@ -7,7 +7,7 @@ and peak RSS of that process, then the same for an idempotent re-import.
 
     .venv/bin/python bench/import_scale.py [--papers 6341] [--keep DIR]
 
-Goal (issue 2): <= 3 s and <= 300 MB.
+Goal: <= 3 s and <= 300 MB.
 """
 
 from __future__ import annotations

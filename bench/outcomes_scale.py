@@ -13,7 +13,7 @@ revisions, organizer edits, every outcome row represented), then prints:
 
     .venv/bin/python bench/outcomes_scale.py [--scale 1] [--no-10x] [--no-load] [--keep DIR]
 
-Goals (issue 6): stats <= 1 s and <= 2x DuckDB; site build <= 30 s; p95 <= 50 ms.
+Goals: stats <= 1 s and <= 2x DuckDB; site build <= 30 s; p95 <= 50 ms.
 """
 
 from __future__ import annotations

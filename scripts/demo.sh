@@ -3,5 +3,5 @@
 # Extra arguments go to `openrepro demo` (e.g. --dir DIR, --quick, --serve, --format json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh demo  # runtime dependencies and the embedded model only
 exec .venv/bin/openrepro demo "$@"

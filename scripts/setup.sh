@@ -1,8 +1,22 @@
 #!/usr/bin/env bash
-# Create (or update) the project's virtual environment in .venv with openrepro and its dev tools.
-# Idempotent: a second run only installs what changed. Needs python3 >= 3.11 with venv.
+# Create (or update) the project's virtual environment in .venv.
+#
+#   bash scripts/setup.sh demo   openrepro, its runtime dependencies and the embedded model: what
+#                                `openrepro demo` runs (scripts/demo.sh)
+#   bash scripts/setup.sh [test] the same plus the `dev` and `ray` extras: linters, type checker,
+#                                pytest and what the tests drive (scripts/test.sh; the default)
+#
+# Idempotent, in any order: each mode keeps its own stamp in .venv, and a second run only
+# installs what changed (a newer pyproject.toml re-installs). Needs python3 >= 3.11 with venv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+MODE=${1:-test}
+case "$MODE" in
+  demo) extras="" ;;
+  test) extras="[dev,ray]" ;;  # ray: the --engine ray tests
+  *) echo "usage: bash scripts/setup.sh [demo|test]" >&2; exit 2 ;;
+esac
 
 PYTHON=${PYTHON:-python3}
 if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
@@ -13,11 +27,13 @@ if [ ! -x .venv/bin/python ]; then
   echo "creating .venv" >&2
   "$PYTHON" -m venv .venv
 fi
-stamp=.venv/.openrepro-installed
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  echo "installing openrepro and its dependencies into .venv" >&2
+# The test set-up includes the demo's, so its stamp also stands for `demo`.
+fresh() { [ -f "$1" ] && [ ! pyproject.toml -nt "$1" ]; }
+stamp=.venv/.openrepro-installed-$MODE
+if ! fresh "$stamp" && ! { [ "$MODE" = demo ] && fresh .venv/.openrepro-installed-test; }; then
+  echo "installing openrepro$extras and its dependencies into .venv" >&2
   .venv/bin/python -m pip install --quiet --upgrade pip
-  .venv/bin/python -m pip install --quiet -e '.[dev,ray]'  # ray: the --engine ray tests
+  .venv/bin/python -m pip install --quiet -e ".$extras"
   touch "$stamp"
 fi
 

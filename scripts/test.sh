@@ -3,7 +3,7 @@
 # against SQLite and a throwaway PostgreSQL server. Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh test  # adds the dev and ray extras
 source scripts/postgres.sh
 source scripts/chromium.sh
 export OPENREPRO_TEST_REQUIRE_POSTGRES=1

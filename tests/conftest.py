@@ -20,6 +20,7 @@ import pytest
 
 from openrepro.challenge import ChallengeContext, init_challenge
 from openrepro.llm.embedded import EmbeddedBackend, default_model_path
+from organizer_scenario import build_workspaces
 from pgdb import postgres_database
 
 DATA = Path(__file__).parent / "data"
@@ -84,6 +85,12 @@ def embedded_backend(embedded_model_path: Path) -> Iterator[EmbeddedBackend]:
     loaded = EmbeddedBackend(embedded_model_path, context=4096, threads=1)
     yield loaded
     loaded.close()
+
+
+@pytest.fixture(scope="session")
+def organizer_workspaces(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The organizer workflows' real Trackio logbooks (re-check and outreach tests), made once."""
+    return build_workspaces(tmp_path_factory.mktemp("organizer-logbooks"))
 
 
 @pytest.fixture(scope="module")

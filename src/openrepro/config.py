@@ -162,7 +162,7 @@ class Settings(BaseModel):
         default="", description="OAuth app secret (registration `oauth`); keep it in the env."
     )
 
-    # -- board, identity, outcomes (issue: board) --
+    # -- board, identity, outcomes --
     public_url: str = Field(
         default="",
         description="Public base URL of the board (e.g. `https://repro.example.org`), used in "
@@ -179,7 +179,7 @@ class Settings(BaseModel):
         description="Lowest evidence provenance (`self-recorded`, `replayed`, `attested`) at which "
         "a `verified` verdict counts as verified in outcomes; weaker ones count as inconclusive.",
     )
-    # -- jobs and credit (issue: jobs) --
+    # -- jobs and credit --
     budget_usd: float = Field(
         default=20.0,
         ge=0,
@@ -229,7 +229,7 @@ class Settings(BaseModel):
         ge=0,
         description="Seconds the HF Jobs hardware price list (`jobs/hf_hardware.json`) is reused.",
     )
-    # -- organizer workflows (issue: organizer workflows) --
+    # -- organizer workflows --
     recheck_llm_url: str = Field(
         default="",
         description="OpenAI-compatible endpoint of the re-check's adversarial LLM (empty: "
@@ -257,7 +257,7 @@ class Settings(BaseModel):
         default="",
         description="From address of author messages, e.g. `Repro organizers <repro@example.org>`.",
     )
-    # -- provenance and replay (issue: provenance) --
+    # -- provenance and replay --
     replay_budget_seconds: float = Field(
         default=300.0,
         gt=0,

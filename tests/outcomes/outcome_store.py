@@ -1,4 +1,4 @@
-"""A small challenge whose verdicts cover every outcome row of DESIGN.md §3.
+"""A small challenge whose verdicts cover every outcome row of docs/design.md §3.
 
 Rows are written through the store (the judge's own output is tested in tests/judge); what is
 under test here is how verdicts aggregate. ``EXPECTED`` is derived by hand from the definitions.

@@ -1,8 +1,9 @@
 """Crash safety: `judge --all` and `claims extract --all` killed with SIGKILL, then resumed.
 
 Each test starts the real CLI (``python -m openrepro``) on a store large enough that a run lasts
-a few seconds, kills it with SIGKILL at 20 random moments (fixed seed), lets it resume, then runs
-it to the end and checks the store: on SQLite and on PostgreSQL,
+a few seconds, kills it with SIGKILL 20 times, each once it has written a random number of rows
+(fixed seed; by progress, not wall time, so a loaded machine moves no kill past the end), lets it
+resume, then runs it to the end and checks the store: on SQLite and on PostgreSQL,
 
 * judge: every (current logbook, active claim) holds exactly one verdict under the run's judge
   config, with the value its logged metrics imply (nothing lost, duplicated or half-written), and
@@ -67,8 +68,9 @@ def _kill_and_resume(
     seed: int,
     env: dict[str, str] | None = None,
 ) -> list[tuple[int, int]]:
-    """Start the CLI, SIGKILL it at a random moment, 20 times; then run it to the end with
-    ``python -m openrepro``. Returns (rows before, rows after) for each killed run.
+    """Start the CLI and SIGKILL it once it has written a random number of rows, 20 times; then
+    run it to the end with ``python -m openrepro``. Returns (rows before, rows after) for each
+    killed run.
 
     The killed runs are children forked by :mod:`cli_forkserver` (the CLI's own entry point,
     without 1.5 s of imports each); the last run is the real command line."""
@@ -86,11 +88,16 @@ def _kill_and_resume(
             server.stdin.write(json.dumps(request) + "\n")
             server.stdin.flush()
             pid = json.loads(server.stdout.readline())["pid"]
-            # Wait for this run's first write (so most kills land mid-work), then a random delay.
-            deadline = time.monotonic() + 30
-            while _count(ctx, model) == before and time.monotonic() < deadline:
-                time.sleep(0.01)
-            time.sleep(rng.uniform(0.0, 0.1))
+            # Kill by progress, not by wall time: once this run has written a random share of
+            # what is left (up to 1/(kills left + 1)), so every kill lands mid-work however
+            # loaded the machine is; then a few ms of jitter so it lands at varied points of the
+            # next transaction.
+            share = (total - before) / (KILLS - len(progress) + 1)
+            target = before + max(1, round(share * rng.uniform(0.2, 1.0)))
+            deadline = time.monotonic() + 120
+            while _count(ctx, model) < target and time.monotonic() < deadline:
+                time.sleep(0.005)
+            time.sleep(rng.uniform(0.0, 0.01))
             with contextlib.suppress(ProcessLookupError):  # it may have finished
                 os.kill(pid, signal.SIGKILL)
             status = json.loads(server.stdout.readline())["status"]
@@ -177,7 +184,7 @@ def test_judge_survives_sigkill(challenge: ChallengeContext, tmp_path: Path) -> 
         challenge, folder, ["judge", "--all", "--no-llm"], Verdict, total, seed=9
     )
     mid_run = [p for p in progress if p[0] < p[1] < total]
-    assert len(mid_run) >= 10, progress  # the kills landed while verdicts were being written
+    assert len(mid_run) == KILLS, progress  # every kill landed while verdicts were being written
 
     config = judge_config("")
     with challenge.store.session() as session:
@@ -237,7 +244,7 @@ def test_extract_survives_sigkill(challenge: ChallengeContext, tmp_path: Path) -
                                     ClaimExtraction, EXTRACT_PAPERS, seed=11, env=env)  # fmt: skip
         calls = server.count("/v1/chat/completions")
     mid_run = [p for p in progress if p[0] < p[1] < EXTRACT_PAPERS]
-    assert len(mid_run) >= 10, progress
+    assert len(mid_run) == KILLS, progress
     assert calls >= EXTRACT_PAPERS
 
     with challenge.store.session() as session:

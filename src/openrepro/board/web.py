@@ -2,7 +2,7 @@
 
 Security: every response carries ``X-Content-Type-Options: nosniff`` and a Content-Security-
 Policy; board pages allow no script at all, a participant's logbook is served as its own
-document (the participant issue's renderer) with an even stricter policy and shown in a
+document (rendered by :mod:`openrepro.logbooks.render`) with an even stricter policy and shown in a
 sandboxed frame, and only raster images of logbooks are served, by content hash.
 
 Speed: rendered pages are cached per URL until the store changes; whether it changed is checked

@@ -1,4 +1,4 @@
-"""Provenance levels of evidence and verdicts, weakest first (DESIGN.md §3, issue 11).
+"""Provenance levels of evidence and verdicts, weakest first (docs/design.md §3).
 
 - ``testimony``: prose written by the participant or its agent; never enough to verify.
 - ``self-recorded``: run cells, metrics and artifacts recorded on the participant's machine,

@@ -35,7 +35,7 @@ Flag = Literal[
     "run_failed",
     "artifact_not_from_run",
     "metric_outside_run",
-    # provenance checks (issue 11): evidence downgraded to testimony or contradicted
+    # provenance checks (docs/provenance.md): evidence downgraded to testimony or contradicted
     "run_cell_inconsistent",
     "output_edited",
     "script_cannot_log_metric",

@@ -1,4 +1,4 @@
-"""The judge: per-claim verdicts from evidence that code has checked (docs/design.md, "The judge").
+"""The judge: per-claim verdicts from evidence that code has checked (docs/design.md §4).
 
 The evidence itself (records, gathering, comparison, the decision table, provenance levels) is
 :mod:`openrepro.evidence`; this package is the workflow over it: engine (deterministic path

@@ -4,7 +4,7 @@ Verdicts are idempotent per (logbook revision, claim, judge config): a logbook's
 written in one transaction once all its claims are judged, and a re-run skips claims that
 already have a verdict under the same config, so an interrupted run resumes where it stopped.
 
-Provenance (issue 11): before judging a logbook, the runs it ties to compute jobs are attested
+Provenance: before judging a logbook, the runs it ties to compute jobs are attested
 (:func:`openrepro.provenance.attest_logbook`, once), and the stored replays and attestations
 give each run its level (:func:`openrepro.provenance.stored_levels`). A verdict stored before a
 newer replay or attestation of its logbook is judged again and updated in place (unless an

@@ -60,7 +60,7 @@ class ClaimConsensus(BaseModel):
 
 
 class PaperOutcome(BaseModel):
-    """One paper's row flags (DESIGN.md §3) and its claim consensus counts."""
+    """One paper's row flags (docs/design.md §3, paper outcome) and its claim consensus counts."""
 
     paper_id: int
     paper: str

@@ -1,4 +1,5 @@
-"""Evidence provenance beyond what a logbook records: replays and attested runs.
+"""Evidence provenance beyond what a logbook records: replays and attested runs
+(docs/provenance.md).
 
 The levels and the consistency checks of self-recorded evidence are :mod:`openrepro.evidence`
 (``levels``, ``checks``); this package raises (or lowers) a run's level by doing something:

@@ -1,6 +1,6 @@
 """The re-check queue: which claims need an organizer's adversarial second look, and why.
 
-A claim is queued when (DESIGN.md §3 words):
+A claim is queued when (words as in docs/design.md §3):
 
 * its consensus is ``falsified`` or ``contested`` (:func:`openrepro.outcomes.claim_consensus`);
 * a current verdict on it carries ``testimony_disagrees``, ``unit_mismatch``, ``finite_horizon``

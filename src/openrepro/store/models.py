@@ -238,7 +238,7 @@ class Participant(Base):
     #: sha256 of the API token; the token itself is shown once and never stored.
     token_hash: Mapped[str | None] = mapped_column(String(64), default=None, unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    # -- identity (issue: hostile participants): migration 0007 --
+    # -- identity (registration policy, confirmed teams, stored bytes): migration 0007 --
     #: ``pending`` until an organizer approves the registration (policy ``approval``).
     status: Mapped[str] = mapped_column(String(20), default="active", server_default="active")
     #: The team is confirmed by one of its confirmed members or an organizer; until then the
@@ -358,7 +358,7 @@ class Job(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
-    # -- jobs and credit (issue: jobs): migration 0004 --
+    # -- jobs and credit: migration 0004 --
     exit_code: Mapped[int | None] = mapped_column(Integer, default=None)
     timeout_s: Mapped[float] = mapped_column(Float, default=0.0)
     #: Price of the flavor when the job was launched, in USD per hour of running time.

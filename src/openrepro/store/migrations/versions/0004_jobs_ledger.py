@@ -1,4 +1,4 @@
-"""Compute jobs and the credit ledger (issue: jobs).
+"""Compute jobs and the credit ledger.
 
 Revision ID: 0004
 Revises: 0003

@@ -1,4 +1,4 @@
-"""Organizer workflows: re-checks, outreach, author responses (issue: organizer workflows).
+"""Organizer workflows: re-checks, outreach, author responses.
 
 Revision ID: 0005
 Revises: 0004

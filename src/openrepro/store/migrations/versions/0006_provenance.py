@@ -1,4 +1,4 @@
-"""Evidence provenance: replays and attested runs (issue: provenance).
+"""Evidence provenance: replays and attested runs.
 
 Revision ID: 0006
 Revises: 0005

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from organizer_scenario import submit_all
 from sqlalchemy import select
 
 from openrepro.challenge import ChallengeContext
@@ -16,6 +15,7 @@ from openrepro.logbooks.records import LogbookRecord, Metric, Run
 from openrepro.outcomes import claim_consensus
 from openrepro.recheck import code_checks, decide, get_entry, recheck_queue, run_recheck
 from openrepro.store import VerdictEdit
+from organizer_scenario import submit_all
 
 
 def _consensus(ctx: ChallengeContext, claim: str) -> str:

@@ -34,7 +34,7 @@ RL_ABSTRACT = (
 
 
 def _load_cases() -> ModuleType:
-    path = Path(__file__).parents[1] / "judge" / "cases.py"
+    path = Path(__file__).parent / "judge" / "cases.py"
     spec = importlib.util.spec_from_file_location("judge_cases_for_organizer", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 from aiosmtpd.controller import Controller
-from organizer_scenario import submit_all
 from typer.testing import CliRunner
 
 from openrepro.challenge import ChallengeContext
@@ -32,6 +31,7 @@ from openrepro.outreach import (
     send_messages,
 )
 from openrepro.recheck import decide, run_recheck
+from organizer_scenario import submit_all
 
 
 class _Inbox:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from organizer_scenario import submit_all
 from sqlalchemy import select
 
 from openrepro.challenge import init_challenge
@@ -14,6 +13,7 @@ from openrepro.llm import LLMClient
 from openrepro.llm.embedded import EmbeddedBackend
 from openrepro.recheck import PROMPT_VERSION, get_entry, run_recheck
 from openrepro.store import LLMCacheEntry
+from organizer_scenario import submit_all
 
 
 def test_recheck_with_embedded_llm(
