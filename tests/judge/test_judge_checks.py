@@ -111,7 +111,7 @@ def test_the_participant_sees_the_check(
     pull_paper(challenge, "p1", tmp_path / "ws")
     text = (tmp_path / "ws" / "CLAIMS.md").read_text()
     assert "- check: " in text and ">= 90" in text
-    assert "- log `claims/p1/C1/" in text
+    assert "- log as: `claims/p1/C1/<metric>`" in text and "`claims/p1/C1/subject`" in text
     [claim] = json.loads((tmp_path / "ws" / "claims.json").read_text())
     assert claim["check"]["relation"] == "bound" and claim["check"]["constant"]["value"] == 90
     assert "95 % confidence" in (tmp_path / "ws" / "INSTRUCTIONS.md").read_text()

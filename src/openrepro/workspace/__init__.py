@@ -93,7 +93,13 @@ def _check_lines(claim: ClaimView) -> list[str]:
         ]
     lines = [f"- check: {claim.check.describe()}"]
     sweeps = sweeps_of(claim.check)
-    for quantity in claim.check.for_claim(claim.id).all_quantities():
+    quantities = claim.check.for_claim(claim.id).all_quantities()
+    if len(quantities) == 1 and quantities[0].name not in sweeps:
+        # one quantity: the one metric logged for the claim binds it, whatever its name
+        lines.append(f"- log as: `claims/{claim.id}/<metric>` (one metric for this claim; "
+                     f"`{quantities[0].key}` names it exactly)")  # fmt: skip
+        return lines
+    for quantity in quantities:
         about = ", ".join(x for x in (quantity.description, quantity.unit, quantity.dataset) if x)
         lines.append(f"- log `{quantity.key}`" + (f" ({about})" if about else ""))
         if quantity.name in sweeps:
