@@ -58,7 +58,8 @@ def generate(ctx: ChallengeContext, scale: int, seed: int = 7) -> dict[str, int]
     with engine.begin() as conn:
         conn.execute(insert(Participant), [
             {"id": i + 1, "challenge_id": cid, "handle": f"user{i:05d}",
-             "team": f"team{i // 3:04d}" if i % 4 == 0 else None, "name": ""}
+             "team": f"team{i // 3:04d}" if i % 4 == 0 else None, "name": "",
+             "team_confirmed": i % 4 == 0}
             for i in range(n_people)
         ])  # fmt: skip
         conn.execute(insert(Paper), [
@@ -150,7 +151,7 @@ def duckdb_stats(db_file: Path) -> tuple[float, list[Any]]:
         "papers": "id, challenge_id, venue_id",
         "claims": "id, paper_id, key, status",
         "logbooks": "id, paper_id, participant_id",
-        "participants": "id, handle, team",
+        "participants": "id, handle, team, team_confirmed",
         "verdicts": "id, logbook_id, claim_id, verdict, provenance",
         "verdict_edits": "id, verdict_id, new_value",
     }.items():
