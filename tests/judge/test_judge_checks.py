@@ -7,13 +7,12 @@ bound, >= 90) verifies it, and falsifies it only when the seeds are below 90 wit
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from sqlalchemy import select
+from test_judge_flow import _trackio  # the trackio CLI in a workspace, as the flow tests run it
 
 from openrepro.challenge import ChallengeContext
 from openrepro.claims import add_claim
@@ -32,15 +31,6 @@ for seed, value in enumerate(float(v) for v in sys.argv[1].split(",")):
     trackio.log({"claims/p1/C1/accuracy": value})
     trackio.finish()
 """
-
-
-def _trackio(ws: Path, *args: str) -> None:
-    env = {**os.environ, "TRACKIO_DIR": str(ws / ".trackio"), "HOME": str(ws),
-           "HF_HUB_OFFLINE": "1"}  # fmt: skip
-    cli = Path(sys.executable).parent / "trackio"
-    done = subprocess.run([str(cli), *args], cwd=ws, env=env, capture_output=True, text=True,
-                          timeout=120, check=False)  # fmt: skip
-    assert done.returncode == 0, done.stderr
 
 
 def _attempt(ctx: ChallengeContext, tmp: Path, name: str, values: str) -> int:
