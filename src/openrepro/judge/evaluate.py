@@ -23,17 +23,17 @@ most recent one by default) with the gold labels:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import LabelError, NotFoundError
 from openrepro.evidence.levels import PROVENANCE_LEVELS
 from openrepro.evidence.records import VERDICTS, Verdict
+from openrepro.jsonl import read_records
 from openrepro.store import Claim, Logbook, Paper, Participant
 from openrepro.store import Verdict as StoredVerdict
 
@@ -109,24 +109,7 @@ class EvalReport(BaseModel):
 
 def read_labels(path: Path | str) -> list[Label]:
     """The labels of a JSON Lines file; blank lines and lines starting with ``#`` are skipped."""
-    source = Path(path)
-    try:
-        text = source.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise LabelError(f"{source}: cannot read labels ({exc.strerror or exc})") from exc
-    labels: list[Label] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        try:
-            labels.append(Label.model_validate(json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise LabelError(f"{source}: line {number}: not JSON ({exc.msg})") from exc
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "label"
-            raise LabelError(f"{source}: line {number}: {where}: {first['msg']}") from exc
-    return labels
+    return read_records(path, Label, LabelError)
 
 
 def _ratio(num: float, den: float) -> float:

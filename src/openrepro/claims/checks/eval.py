@@ -21,17 +21,17 @@ reports:
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from openrepro.claims.checks.draft import Draft
 from openrepro.claims.checks.records import Check, Direction, Relation
 from openrepro.claims.values import find_numbers
 from openrepro.errors import CheckError
+from openrepro.jsonl import read_records
 
 __all__ = [
     "CheckLabel",
@@ -105,25 +105,9 @@ class DrafterReport(BaseModel):
 
 def read_check_labels(path: Path | str) -> list[CheckLabel]:
     """The labels of a JSON Lines file; a :class:`CheckError` names the line and the problem."""
-    source = Path(path)
-    try:
-        text = source.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CheckError(f"{source}: cannot read labels ({exc.strerror or exc})") from exc
-    labels: list[CheckLabel] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        try:
-            labels.append(CheckLabel.model_validate(json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise CheckError(f"{source}: line {number}: not JSON ({exc.msg})") from exc
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "label"
-            raise CheckError(f"{source}: line {number}: {where}: {first['msg']}") from exc
+    labels = read_records(path, CheckLabel, CheckError)
     if not labels:
-        raise CheckError(f"{source}: no labels")
+        raise CheckError(f"{Path(path)}: no labels")
     return labels
 
 
