@@ -248,18 +248,21 @@ def edit_claim(
             paper, [Quote.model_validate(q) for q in claim.quotes]
         )
         if not claim.check or claim.check.get("origin") != "organizer":
-            redrafted = draft_for_claim(
-                [q["text"] for q in claim.quotes], f"{paper.venue_id}/{claim.key}",
-                Scale.model_validate(claim.scale),
-            )  # fmt: skip
-            if redrafted != claim.check:
-                why = f"redrafted for the new quotes: {reason}"
-                edit = ClaimEdit(field="check", old_value=claim.check, new_value=redrafted,
-                                 editor=editor, reason=why)  # fmt: skip
-                claim.edits.append(edit)
-                claim.check = redrafted
+            _redraft(claim, paper, editor, f"redrafted for the new quotes: {reason}")
     session.flush()
     return claim_view(claim, paper.venue_id)
+
+
+def _redraft(claim: Claim, paper: Paper, editor: str, reason: str) -> dict[str, Any] | None:
+    """Give ``claim`` the rules' check for its current quotes (recorded in its history when it
+    changes); returns the check now stored."""
+    drafted = draft_for_claim([q["text"] for q in claim.quotes], f"{paper.venue_id}/{claim.key}",
+                              Scale.model_validate(claim.scale))  # fmt: skip
+    if drafted != claim.check:
+        claim.edits.append(ClaimEdit(field="check", old_value=claim.check, new_value=drafted,
+                                     editor=editor, reason=reason))  # fmt: skip
+        claim.check = drafted
+    return drafted
 
 
 def redraft_checks(
@@ -293,13 +296,7 @@ def redraft_checks(
         if keep:
             out[name] = True
             continue
-        drafted = draft_for_claim([q["text"] for q in claim.quotes], name,
-                                  Scale.model_validate(claim.scale))  # fmt: skip
-        if drafted != current:
-            claim.edits.append(ClaimEdit(field="check", old_value=current, new_value=drafted,
-                                         editor=editor, reason="drafted by the rules"))  # fmt: skip
-            claim.check = drafted
-        out[name] = drafted is not None
+        out[name] = _redraft(claim, paper, editor, "drafted by the rules") is not None
     session.flush()
     return out
 
