@@ -141,3 +141,24 @@ def test_a_claims_tolerance_is_kept_and_used_by_the_judge(
     assert edited.edits[-1]["field"] == "reported"
     seed = Measurement(value=88.0, seed="s", pointer=Pointer(kind="metric", key="k"))
     assert compare([seed], value, rel_tol=value.rel_tol or 0.05).match is False
+
+
+def test_new_quotes_redraft_the_rules_check_but_keep_an_organizers(
+    challenge: ChallengeContext, paper: str
+) -> None:
+    from openrepro.claims.service import set_check
+
+    with challenge.store.session() as s:
+        view = add_claim(s, challenge.challenge_id, paper, text="Faster.", kind="efficiency",
+                         quotes=["reaches 88.1 average accuracy"], editor="ana")  # fmt: skip
+        assert view.check is not None and view.check.relation == "equal"
+        edited = edit_claim(s, challenge.challenge_id, view.id, editor="ana", reason="right quote",
+                            quotes=["Training is 1.9x faster per step"])  # fmt: skip
+        assert edited.check is not None and edited.check.relation == "ratio"
+        assert [e["field"] for e in edited.edits].count("check") == 1
+        mine = edited.check.model_copy(update={"note": "kept"})
+        set_check(s, challenge.challenge_id, view.id, mine, editor="org", reason="reviewed")
+        again = edit_claim(s, challenge.challenge_id, view.id, editor="ana", reason="back",
+                           quotes=["reaches 88.1 average accuracy"])  # fmt: skip
+    assert again.check is not None and again.check.origin == "organizer"
+    assert again.check.relation == "ratio"  # an organizer's check is never redrafted
