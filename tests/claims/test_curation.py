@@ -143,7 +143,7 @@ def test_a_claims_tolerance_is_kept_and_used_by_the_judge(
     assert compare([seed], value, rel_tol=value.rel_tol or 0.05).match is False
 
 
-def test_new_quotes_redraft_the_rules_check_but_keep_an_organizers(
+def test_new_quotes_redraft_the_rules_check_but_keep_a_grounded_organizers(
     challenge: ChallengeContext, paper: str
 ) -> None:
     from openrepro.claims.service import set_check
@@ -158,7 +158,16 @@ def test_new_quotes_redraft_the_rules_check_but_keep_an_organizers(
         assert [e["field"] for e in edited.edits].count("check") == 1
         mine = edited.check.model_copy(update={"note": "kept"})
         set_check(s, challenge.challenge_id, view.id, mine, editor="org", reason="reviewed")
+        longer = edit_claim(s, challenge.challenge_id, view.id, editor="ana", reason="longer",
+                            quotes=["Training is 1.9x faster per step on a single A100"])  # fmt: skip
+        assert longer.check is not None and longer.check.origin == "organizer"
+        assert longer.check.note == "kept"  # still grounded: an organizer's check stays
         again = edit_claim(s, challenge.challenge_id, view.id, editor="ana", reason="back",
                            quotes=["reaches 88.1 average accuracy"])  # fmt: skip
-    assert again.check is not None and again.check.origin == "organizer"
-    assert again.check.relation == "ratio"  # an organizer's check is never redrafted
+    # 1.9 is no longer in the quote: the organizer's check would be ungrounded, so the rules
+    # redraft it and the history keeps the organizer's check and says why it went
+    assert again.check is not None and again.check.origin == "rules"
+    assert again.check.relation == "equal"
+    last = [e for e in again.edits if e["field"] == "check"][-1]
+    assert last["old"]["origin"] == "organizer"
+    assert "not grounded in the new quotes" in last["reason"] and "1.9" in last["reason"]

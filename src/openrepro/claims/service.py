@@ -12,7 +12,13 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
-from openrepro.claims.checks import Check, Origin, draft_for_claim, require_grounded
+from openrepro.claims.checks import (
+    Check,
+    Origin,
+    draft_for_claim,
+    grounding_problems,
+    require_grounded,
+)
 from openrepro.claims.records import ClaimView, Quote
 from openrepro.claims.text import locate
 from openrepro.claims.values import Scale, parse_scale, parse_values
@@ -247,10 +253,25 @@ def edit_claim(
         claim.reported, claim.scale = derived_values(
             paper, [Quote.model_validate(q) for q in claim.quotes]
         )
-        if not claim.check or claim.check.get("origin") != "organizer":
+        kept = _organizer_check_problems(claim)
+        if kept is None:
             _redraft(claim, paper, editor, f"redrafted for the new quotes: {reason}")
+        elif kept:
+            _redraft(claim, paper, editor, "the organizer's check is not grounded in the new "
+                     f"quotes ({'; '.join(kept)}), redrafted by the rules: {reason}")  # fmt: skip
     session.flush()
     return claim_view(claim, paper.venue_id)
+
+
+def _organizer_check_problems(claim: Claim) -> list[str] | None:
+    """None when the claim has no organizer's check (the rules redraft it for new quotes), else
+    what keeps the organizer's check from being grounded in the claim's current quotes (empty:
+    it stays)."""
+    if not claim.check or claim.check.get("origin") != "organizer":
+        return None
+    return grounding_problems(
+        Check.from_json(claim.check), " … ".join(q["text"] for q in claim.quotes)
+    )
 
 
 def _redraft(claim: Claim, paper: Paper, editor: str, reason: str) -> dict[str, Any] | None:
