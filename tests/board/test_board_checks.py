@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from outcome_store import build_outcome_store
 from test_judge_checks import ABSTRACT, _attempt  # a real Trackio logbook, three seeds
 
-from openrepro.board import create_app
+from openrepro.board import build_board_site, create_app
 from openrepro.challenge import ChallengeContext
 from openrepro.claims import add_claim
 from openrepro.judge.service import judge_logbooks
@@ -126,3 +126,18 @@ def test_verdicts_without_a_check_say_so(challenge: ChallengeContext) -> None:
     logbook = board.get(f"/logbooks/{book.group(1)}").text
     assert "No check: judged by reported-value comparison." in logbook
     assert "decided by check" not in logbook
+
+
+def test_the_static_export_shows_the_check_too(
+    judged: tuple[TestClient, int], challenge: ChallengeContext, tmp_path: Path
+) -> None:
+    _, book = judged
+    out = tmp_path / "site"
+    build_board_site(challenge, out)
+    page = (out / "logbooks" / f"{book}.html").read_text()
+    shown = _section(page, book)
+    assert shown.count('<circle class="seed"') == 3
+    anchor = metric_anchor("seed0", "claims/p1/C1/accuracy", 0)
+    assert f'href="../logbooks/{book}/index.html#{anchor}" target="logbook-frame"' in shown
+    content = (out / "logbooks" / str(book) / "index.html").read_text()
+    assert f'id="{anchor}"' in content and "<dt>Participant</dt><dd>alice</dd>" in content

@@ -31,6 +31,7 @@ __all__ = [
     "PointerLink",
     "check_shown",
     "pointer_anchor",
+    "pointer_link",
 ]
 
 #: How an organizer reads and edits a claim's check (the board itself is read-only).
@@ -88,6 +89,18 @@ def pointer_anchor(pointer: Pointer) -> str:
     if pointer.run:  # an output line, or a table or file a run produced
         return run_anchor(pointer.run)
     return ""
+
+
+def pointer_link(item: dict[str, Any]) -> PointerLink:
+    """A stored evidence pointer as words and anchor; a kind this version does not know is
+    shown as its fields."""
+    try:
+        pointer = Pointer.model_validate(item)
+    except ValidationError:
+        fields = ", ".join(f"{k} {v}" for k, v in item.items() if v not in (None, ""))
+        return PointerLink(kind=str(item.get("kind", "")), text=fields)
+    return PointerLink(kind=pointer.kind, text=describe_pointer(pointer),
+                       anchor=pointer_anchor(pointer))  # fmt: skip
 
 
 def _pointers(evidence: list[dict[str, Any]]) -> list[Pointer]:
