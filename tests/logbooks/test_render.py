@@ -405,3 +405,23 @@ def test_a_one_point_series_draws_its_point() -> None:
     chart = render._chart([(0, 95.1)], "accuracy (seed0)")
     assert chart.count("<circle") == 1
     assert "<circle" not in render._chart([(s, float(s)) for s in range(200)], "long")
+
+
+def test_a_long_series_keeps_the_row_of_its_last_step() -> None:
+    """A verdict reads a series' last step and links its row: the table keeps it past its cap."""
+    metrics = [
+        Metric(run=run, key="claims/p1/C1/loss", step=s, value=1 / (s + 1))
+        for run in ("a", "b")
+        for s in range(render.MAX_TABLE_ROWS + 50)
+    ]
+    table = render._metrics_table(metrics)
+    assert (
+        f'id="{render.metric_anchor("a", "claims/p1/C1/loss", render.MAX_TABLE_ROWS + 49)}"'
+        in table
+    )
+    assert (
+        f'id="{render.metric_anchor("b", "claims/p1/C1/loss", render.MAX_TABLE_ROWS + 49)}"'
+        in table
+    )
+    assert f'id="{render.metric_anchor("b", "claims/p1/C1/loss", 3)}"' not in table
+    assert table.count("<tr id=") == render.MAX_TABLE_ROWS + 2

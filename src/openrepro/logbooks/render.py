@@ -375,13 +375,23 @@ def _chart(points: Sequence[tuple[int, float]], title: str) -> str:
 
 
 def _metrics_table(metrics: Sequence[Metric]) -> str:
+    """The first :data:`MAX_TABLE_ROWS` values, and past them each series' last step (the value
+    a verdict reads, so that its link always finds its row)."""
+    shown = list(metrics[:MAX_TABLE_ROWS])
+    if len(metrics) > MAX_TABLE_ROWS:
+        last: dict[str, Metric] = {}
+        for m in metrics[MAX_TABLE_ROWS:]:
+            if m.run not in last or m.step >= last[m.run].step:
+                last[m.run] = m
+        shown += list(last.values())[:MAX_TABLE_ROWS]
     rows = [
         f'<tr id="{metric_anchor(m.run, m.key, m.step)}"><td>{_e(m.run)}</td><td>{m.step}</td>'
         f"<td>{_e(_fmt_number(m.value))}</td></tr>"
-        for m in metrics[:MAX_TABLE_ROWS]
+        for m in shown
     ]
     note = (
-        f'<p class="or-note">Showing {MAX_TABLE_ROWS} of {len(metrics)} values.</p>'
+        f'<p class="or-note">Showing {len(shown)} of {len(metrics)} values (past the first '
+        f"{MAX_TABLE_ROWS}, the last step of each series).</p>"
         if len(metrics) > MAX_TABLE_ROWS
         else ""
     )
