@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,7 @@ from urllib.parse import urlparse
 import pytest
 from board_fixtures import HOSTILE, hostile_bundle, live_board
 from outcome_store import build_outcome_store
+from test_board_checks import judged_check
 
 from openrepro.board import build_board_site
 from openrepro.challenge import ChallengeContext, init_challenge
@@ -122,3 +124,41 @@ def test_static_site_is_inert_too(browser: Any, hostile_challenge: Any, tmp_path
         page.close()
     finally:
         server.shutdown()
+
+
+def test_the_logbook_page_shows_the_check_chart_and_links_into_the_frame(
+    browser: Any, tmp_path: Path
+) -> None:
+    """A verdict the real judge decided by its check, on a real Trackio logbook: Chromium draws
+    the chart (a dot per seed, the paper's bound) and a value's link opens its metric row in
+    the logbook frame. Optional screenshot: OPENREPRO_TEST_SCREENSHOTS=<folder>."""
+    ctx = init_challenge(tmp_path / "ch", "browser-checks", title="Checks")
+    try:
+        book = judged_check(ctx, tmp_path)
+        with live_board(ctx) as base:
+            page = browser.new_page()
+            watch = Watch(page, base)
+            page.goto(base + f"/logbooks/{book}")
+            chart = page.locator(f"#check-C1-{book} svg.check-chart")
+            assert chart.is_visible()
+            box = chart.bounding_box()
+            assert box is not None and box["width"] > 200 and box["height"] > 40
+            assert chart.locator("circle.seed").count() == 3
+            assert chart.locator("line.reference").get_attribute("data-value") == "90"
+            assert "paper: 90" in (chart.locator("desc").text_content() or "")
+            link = page.locator(f"#check-C1-{book} a.pointer-metric").first
+            anchor = link.get_attribute("href").split("#")[1]  # type: ignore[union-attr]
+            link.click()
+            frame = page.frame("logbook-frame")
+            assert frame is not None
+            frame.wait_for_url(f"**#{anchor}")
+            row = frame.locator(f"[id='{anchor}']")
+            assert row.count() == 1 and "95.1" in row.inner_text()
+            shots = os.environ.get("OPENREPRO_TEST_SCREENSHOTS")
+            if shots:
+                page.locator(f"#check-C1-{book}").screenshot(path=f"{shots}/logbook-check.png")
+                page.screenshot(path=f"{shots}/logbook-page.png", full_page=True)
+            assert watch.dialogs == [] and watch.foreign == [] and watch.errors == []
+            page.close()
+    finally:
+        ctx.close()

@@ -326,7 +326,7 @@ def test_claim_section_lists_metrics_and_chart(document: str) -> None:
     assert "claims/abc/C1/accuracy" in c1
     assert "claims/abc/C1/&lt;script&gt;loss" in c1
     assert "<td>0.9</td>" in c1
-    assert 'href="#run-0"' in c1  # run r1 logged the claim's metrics
+    assert f'href="#{render.run_anchor("r1")}"' in c1  # run r1 logged the claim's metrics
     chart = re.search(r'<svg class="or-chart"[^>]*>.*?</svg>', c1, re.S)
     assert chart is not None
     assert "<polyline" in chart.group(0)
@@ -335,7 +335,7 @@ def test_claim_section_lists_metrics_and_chart(document: str) -> None:
     assert re.fullmatch(r"[0-9., -]+", points.group(1))
     assert "train/loss" not in claims
     # claim C2 has no metrics but a page whose cell names it, with run r2
-    assert 'href="#run-1"' in c2
+    assert f'href="#{render.run_anchor("r2")}"' in c2
     assert "No metrics." in c2
     assert "train/loss" in document  # in "Other metrics"
 
@@ -343,3 +343,85 @@ def test_claim_section_lists_metrics_and_chart(document: str) -> None:
 def test_chart_title_escaped() -> None:
     out = render._chart([(0, 1.0), (1, 2.0)], "</title><script>x</script>")
     assert "<title>&lt;/title&gt;&lt;script&gt;x&lt;/script&gt;</title>" in out
+
+
+# --- what a first look at the board's logbook page found -------------------------------------
+
+
+def _trackio_record() -> LogbookRecord:
+    """A Trackio-shaped record: the run cell's title as Trackio writes it ("Run: <command>"), a
+    metric named by its *Trackio* run ("seed0", no run cell id) logged once during the run."""
+    return LogbookRecord(
+        format="trackio",
+        format_version="2",
+        claims=["p1/C1"],
+        pages=[Page(slug="p1-c1", title="C1", cells=[Cell(id="c-run", type="code", page="p1-c1")])],
+        runs=[
+            Run(
+                id="c-run",
+                page="p1-c1",
+                title="Run: python train.py",
+                exit_code=0,
+                command=["python", "train.py"],
+                duration_s=10.0,
+                created_at="2026-03-01T10:00:10+00:00",
+            )
+        ],
+        metrics=[
+            Metric(
+                run="seed0",
+                key="claims/p1/C1/accuracy",
+                step=0,
+                value=95.1,
+                timestamp="2026-03-01T10:00:05+00:00",
+                source="trackio-db",
+            )
+        ],
+    )
+
+
+def test_the_header_names_the_participant_the_store_knows() -> None:
+    record = _trackio_record()  # a Trackio logbook names nobody
+    assert "<dt>Participant</dt><dd>unknown</dd>" in render_logbook(record, file_url=_file_url)
+    page = render_logbook(record, file_url=_file_url, participant="alice")
+    assert "<dt>Participant</dt><dd>alice</dd>" in page
+
+
+def test_a_trackio_metric_ties_to_the_run_it_was_logged_in() -> None:
+    page = render_logbook(_trackio_record(), file_url=_file_url)
+    claim = page.split('<section class="or-claim">', 1)[1].split("</section>", 1)[0]
+    assert "No run concerns this claim." not in claim
+    assert f'href="#{render.run_anchor("c-run")}"' in claim
+    assert f'id="{render.metric_anchor("seed0", "claims/p1/C1/accuracy", 0)}"' in claim
+
+
+def test_a_run_titled_run_is_not_called_run_run() -> None:
+    page = render_logbook(_trackio_record(), file_url=_file_url)
+    assert "<h4>Run: python train.py</h4>" in page and "Run Run" not in page
+    assert render.run_label(Run(id="r9", title="train", command=[])) == "Run train"
+
+
+def test_a_one_point_series_draws_its_point() -> None:
+    chart = render._chart([(0, 95.1)], "accuracy (seed0)")
+    assert chart.count("<circle") == 1
+    assert "<circle" not in render._chart([(s, float(s)) for s in range(200)], "long")
+
+
+def test_a_long_series_keeps_the_row_of_its_last_step() -> None:
+    """A verdict reads a series' last step and links its row: the table keeps it past its cap."""
+    metrics = [
+        Metric(run=run, key="claims/p1/C1/loss", step=s, value=1 / (s + 1))
+        for run in ("a", "b")
+        for s in range(render.MAX_TABLE_ROWS + 50)
+    ]
+    table = render._metrics_table(metrics)
+    assert (
+        f'id="{render.metric_anchor("a", "claims/p1/C1/loss", render.MAX_TABLE_ROWS + 49)}"'
+        in table
+    )
+    assert (
+        f'id="{render.metric_anchor("b", "claims/p1/C1/loss", render.MAX_TABLE_ROWS + 49)}"'
+        in table
+    )
+    assert f'id="{render.metric_anchor("b", "claims/p1/C1/loss", 3)}"' not in table
+    assert table.count("<tr id=") == render.MAX_TABLE_ROWS + 2

@@ -17,12 +17,13 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 
 from openrepro.challenge import ChallengeContext
+from openrepro.claims.checks import Check
 from openrepro.claims.records import ClaimView
 from openrepro.claims.service import list_claims
-from openrepro.errors import NotFoundError
+from openrepro.errors import CheckError, NotFoundError
 from openrepro.jobs import jobs_cited_by, list_jobs
 from openrepro.logbooks.records import LogbookRecord
-from openrepro.logbooks.service import LogbookSummary, list_logbooks
+from openrepro.logbooks.service import LogbookSummary, list_logbooks, load_logbook
 from openrepro.outcomes import (
     ClaimConsensus,
     PaperOutcome,
@@ -49,6 +50,7 @@ __all__ = [
     "cited_jobs",
     "home_data",
     "logbook_data",
+    "logbook_record",
     "paper_data",
     "paper_row_id",
     "paper_rows",
@@ -93,6 +95,10 @@ class VerdictCell(BaseModel):
     edit_reason: str | None = None
     edit_source: str | None = None
     created_at: datetime | None = None
+    #: how code decided, for a claim with a check: the judge's evaluation (see board.checks)
+    details: dict[str, Any] = Field(default_factory=dict)
+    #: the claim's check in words now ("" when the claim has no check)
+    check_words: str = ""
 
 
 def _json(value: Any) -> Any:
@@ -130,7 +136,7 @@ def verdict_cells(
         """
     SELECT eff.verdict_id, eff.claim_id, c.key, p.venue_id, eff.logbook_id, pt.handle, pt.team,
            l.revision, eff.value, v.verdict, eff.provenance, v.flags, v.rationale, v.evidence,
-           v.judge_model, e.editor, e.reason, e.source, v.created_at
+           v.judge_model, e.editor, e.reason, e.source, v.created_at, v.details, c."check"
     FROM eff
     JOIN verdicts v ON v.id = eff.verdict_id
     JOIN claims c ON c.id = eff.claim_id
@@ -148,6 +154,10 @@ def verdict_cells(
     )
     with ctx.store.session() as session:
         rows = session.execute(stmt, args).all()
+    words: dict[int, str] = {}  # claim id -> its check in words, each parsed once
+    for r in rows:
+        if r[1] not in words:
+            words[r[1]] = _check_words(_json(r[20]))
     return [
         VerdictCell(
             verdict_id=r[0],
@@ -169,9 +179,21 @@ def verdict_cells(
             edit_reason=r[16],
             edit_source=r[17],
             created_at=r[18],
+            details=_json(r[19]) or {},
+            check_words=words[r[1]],
         )
         for r in rows
     ]
+
+
+def _check_words(stored: Any) -> str:
+    """A stored check in words ("" for none, or for one this version cannot read)."""
+    if not stored:
+        return ""
+    try:
+        return Check.from_json(stored).describe()
+    except CheckError:
+        return ""
 
 
 # -- papers ----------------------------------------------------------------------------------
@@ -353,6 +375,19 @@ def logbook_data(ctx: ChallengeContext, logbook_id: int) -> LogbookData:
         older_revisions=[s for s in siblings if s < logbook_id],
         newer_revision=newer[-1] if newer else None,
     )  # fmt: skip
+
+
+def logbook_record(ctx: ChallengeContext, logbook_id: int) -> tuple[LogbookRecord, str]:
+    """A stored logbook's record and the handle of who submitted it (the record of a Trackio
+    logbook names nobody: the store knows)."""
+    with ctx.store.session() as session:
+        record = load_logbook(session, ctx.challenge_id, logbook_id)
+        handle = session.scalar(
+            select(Participant.handle)
+            .join(Logbook, Logbook.participant_id == Participant.id)
+            .where(Logbook.id == logbook_id)
+        )
+    return record, handle or ""
 
 
 class ParticipantData(BaseModel):

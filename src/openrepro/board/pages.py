@@ -16,6 +16,7 @@ from urllib.parse import quote, urlencode
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from openrepro.board import charts
+from openrepro.board.checks import CHECK_COMMANDS, check_shown, pointer_link
 from openrepro.board.data import PAPER_FILTERS, HomeData, PaperRow
 from openrepro.challenge import ChallengeContext
 from openrepro.outcomes import Stats
@@ -143,6 +144,10 @@ class Renderer:
             undefined=StrictUndefined,
             trim_blocks=True,
             lstrip_blocks=True,
+            extensions=["jinja2.ext.do"],
+        )
+        self.env.globals.update(
+            check_shown=check_shown, check_commands=CHECK_COMMANDS, pointer_link=pointer_link
         )
         self.title = ctx.settings.title or ctx.settings.name
         self.has_recheck = True

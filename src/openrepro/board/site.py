@@ -371,8 +371,8 @@ def build_board_site(
         )
         b.page(
             f"logbooks/{book.id}/index.html",
-            [book.id, book.revision],
-            partial(_content, manifests[book.id], copied),
+            [book.id, book.revision, book.participant],
+            partial(_content, manifests[book.id], copied, book.participant),
         )
         tick("logbooks")
 
@@ -453,6 +453,8 @@ class _FileCopier:
         return f"{prefix}files/{name}"
 
 
-def _content(manifest: dict[str, Any], copier: _FileCopier) -> str:
+def _content(manifest: dict[str, Any], copier: _FileCopier, participant: str) -> str:
     record = LogbookRecord.model_validate(manifest)
-    return render_logbook(record, file_url=lambda ref: copier.url(ref, "../../"))
+    return render_logbook(
+        record, file_url=lambda ref: copier.url(ref, "../../"), participant=participant
+    )

@@ -159,9 +159,8 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
     @app.get("/logbooks/{logbook_id}/content", include_in_schema=False)
     async def logbook_content(logbook_id: RowId) -> HTMLResponse:
         def build() -> str:
-            with ctx.store.session() as session:
-                record = load_logbook(session, ctx.challenge_id, logbook_id)
-            return render_logbook(record, file_url=_web_file_url)
+            record, handle = board_data.logbook_record(ctx, logbook_id)
+            return render_logbook(record, file_url=_web_file_url, participant=handle)
 
         response = await html(f"content:{logbook_id}", build)
         response.headers["Content-Security-Policy"] = LOGBOOK_CSP + "; frame-ancestors 'self'"

@@ -21,12 +21,12 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from openrepro.errors import LogbookError
 from openrepro.evidence.records import EvidenceItem, Measurement, Pointer
 from openrepro.logbooks.records import FileRef, LogbookRecord, Metric, Run, TableRef
+from openrepro.logbooks.runs import WINDOW_SLACK_S, RunFinder
 from openrepro.logbooks.tables import read_value
 
 __all__ = [
@@ -43,7 +43,6 @@ __all__ = [
     "within_recorded_run",
 ]
 
-WINDOW_SLACK_S = 2.0  # seconds allowed either side of a run's window
 ITEM_MAX_CHARS = 200
 
 # ---- text hygiene ----
@@ -85,71 +84,6 @@ def claim_metric_prefix(claim_id: str) -> str:
     return f"claims/{claim_id}/"
 
 
-def _seconds(stamp: str | None) -> float | None:
-    """An ISO-8601 time (or epoch seconds) as epoch seconds; naive times are taken as UTC."""
-    if stamp is None or not stamp.strip():
-        return None
-    text = stamp.strip()
-    try:
-        return float(text)
-    except ValueError:
-        pass
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp()
-
-
-@dataclass(frozen=True)
-class _Window:
-    run: Run
-    start: float  # when the run began (created_at - duration_s)
-    end: float  # when the run cell was written (created_at)
-
-
-def _windows(record: LogbookRecord) -> list[_Window]:
-    found: list[_Window] = []
-    for run in record.runs:
-        end = _seconds(run.created_at)
-        if end is None:
-            continue
-        duration = run.duration_s if run.duration_s and run.duration_s > 0 else 0.0
-        found.append(_Window(run=run, start=end - duration, end=end))
-    return found
-
-
-def _run_at(windows: list[_Window], when: float) -> Run | None:
-    """The run whose slack window holds ``when``; the closest (then shortest) if several do."""
-    best: tuple[float, float, int] | None = None
-    chosen: Run | None = None
-    for index, window in enumerate(windows):
-        if not window.start - WINDOW_SLACK_S <= when <= window.end + WINDOW_SLACK_S:
-            continue
-        distance = max(window.start - when, when - window.end, 0.0)
-        rank = (distance, window.end - window.start, index)
-        if best is None or rank < best:
-            best, chosen = rank, window.run
-    return chosen
-
-
-class _RunFinder:
-    """Ties metrics to the run cells they were logged in."""
-
-    def __init__(self, record: LogbookRecord) -> None:
-        self._by_id = {run.id: run for run in record.runs}
-        self._windows = _windows(record)
-        self._bundle = record.format == "bundle"
-
-    def run_of(self, metric: Metric) -> Run | None:
-        if self._bundle or metric.source == "bundle":
-            return self._by_id.get(metric.run)
-        when = _seconds(metric.timestamp)
-        return None if when is None else _run_at(self._windows, when)
-
-
 def _last_steps(metrics: Iterable[Metric]) -> list[Metric]:
     """One metric per (run, key): the one with the highest step (the later one on a tie)."""
     last: dict[tuple[str, str], Metric] = {}
@@ -174,7 +108,7 @@ def measurements(record: LogbookRecord, claim_id: str) -> list[Measurement]:
     ``run_ok`` says that run exited 0.
     """
     prefix = claim_metric_prefix(claim_id)
-    finder = _RunFinder(record)
+    finder = RunFinder(record)
     found: list[Measurement] = []
     found_metrics: list[Metric] = []
     chosen = [
@@ -218,7 +152,7 @@ def within_recorded_run(record: LogbookRecord, pointer: Pointer) -> bool:
         return any(run.id == pointer.run for run in record.runs)
     if pointer.kind != "metric":
         return False
-    finder = _RunFinder(record)
+    finder = RunFinder(record)
     return any(
         finder.run_of(m) is not None
         for m in record.metrics
@@ -266,7 +200,7 @@ class _Candidate:
 
 
 def _metric_candidates(record: LogbookRecord) -> Iterator[_Candidate]:
-    finder = _RunFinder(record)
+    finder = RunFinder(record)
     last = {id(m) for m in _last_steps(record.metrics)}
     for metric in record.metrics:
         run = finder.run_of(metric)

@@ -10,6 +10,7 @@ a Content-Security-Policy that forbids loading anything but same-origin images.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import math
 import re
@@ -25,8 +26,16 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
 from openrepro.logbooks.records import Artifact, Cell, FileRef, LogbookRecord, Metric, Page, Run
+from openrepro.logbooks.runs import RunFinder
 
-__all__ = ["is_safe_url", "render_logbook", "render_markdown"]
+__all__ = [
+    "is_safe_url",
+    "metric_anchor",
+    "render_logbook",
+    "render_markdown",
+    "run_anchor",
+    "run_label",
+]
 
 FileUrl = Callable[[FileRef], str | None]
 
@@ -34,6 +43,7 @@ MAX_OUTPUT_CHARS = 20_000
 MAX_SCRIPT_CHARS = 20_000
 MAX_TABLE_ROWS = 200
 MAX_CHART_POINTS = 500
+MAX_CHART_MARKERS = 50  # series this short also show a dot per point
 IMAGE_EXTENSIONS = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 
 _URL_SCHEMES = frozenset({"http", "https", "mailto"})
@@ -259,11 +269,29 @@ def _artifact_in_cell(artifact: Artifact, page: Page, cell: Cell) -> bool:
 # --- runs ----------------------------------------------------------------------------------------
 
 
+def _digest(*parts: object) -> str:
+    return hashlib.sha256("\x00".join(str(p) for p in parts).encode()).hexdigest()[:16]
+
+
+def run_anchor(run_id: str) -> str:
+    """The ``id`` of a run's section in the rendered logbook (links point at ``#<anchor>``)."""
+    return f"run-{_digest(run_id)}"
+
+
+def metric_anchor(run: str, key: str, step: int | None) -> str:
+    """The ``id`` of a metric's row (series ``run``, ``key``, ``step``) in the rendered logbook."""
+    return f"metric-{_digest(run, key, step)}"
+
+
+def run_label(run: Run) -> str:
+    """A run's heading: its title (or id), with "Run" in front unless the title starts with it
+    (Trackio titles run cells "Run: <command>")."""
+    label = run.title or run.id
+    return label if label.lower().startswith("run") else f"Run {label}"
+
+
 def _run_anchors(runs: Sequence[Run]) -> dict[str, str]:
-    anchors: dict[str, str] = {}
-    for index, run in enumerate(runs):
-        anchors.setdefault(run.id, f"run-{index}")
-    return anchors
+    return {run.id: run_anchor(run.id) for run in runs}
 
 
 def _run_html(run: Run, anchor: str, record: LogbookRecord, file_url: FileUrl) -> str:
@@ -272,7 +300,7 @@ def _run_html(run: Run, anchor: str, record: LogbookRecord, file_url: FileUrl) -
     exit_cls = "or-bad" if failed else ("or-ok" if run.exit_code == 0 else "or-note")
     duration = "unknown" if run.duration_s is None else f"{run.duration_s:.1f} s"
     parts = [
-        f'<section class="or-run" id="{anchor}"><h4>Run {_e(run.title or run.id)}</h4>',
+        f'<section class="or-run" id="{anchor}"><h4>{_e(run_label(run))}</h4>',
         f'<p>exit code <span class="{exit_cls}">{_e(exit_text)}</span> · duration {_e(duration)}'
         + (f" · {_e(run.created_at)}" if run.created_at else "")
         + "</p>",
@@ -322,12 +350,18 @@ def _chart(points: Sequence[tuple[int, float]], title: str) -> str:
     s0, s1 = min(s for s, _ in finite), max(s for s, _ in finite)
     v0, v1 = min(v for _, v in finite), max(v for _, v in finite)
 
-    def xy(step: int, value: float) -> str:
+    def xy(step: int, value: float) -> tuple[float, float]:
         x = pad + (width - 2 * pad) * ((step - s0) / (s1 - s0) if s1 > s0 else 0.5)
         y = height - pad - (height - 2 * pad) * ((value - v0) / (v1 - v0) if v1 > v0 else 0.5)
-        return f"{x:.2f},{y:.2f}"
+        return x, y
 
-    coords = " ".join(xy(s, v) for s, v in finite)
+    placed = [xy(s, v) for s, v in finite]
+    coords = " ".join(f"{x:.2f},{y:.2f}" for x, y in placed)
+    # a dot per point of a short series: a single point draws no line at all
+    dots = "".join(
+        f'<circle cx="{x:.2f}" cy="{y:.2f}" r="2.5" fill="#1f6feb"/>'
+        for x, y in (placed if len(placed) <= MAX_CHART_MARKERS else [])
+    )
     return (
         f'<svg class="or-chart" xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" '
         f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" role="img">'
@@ -335,18 +369,29 @@ def _chart(points: Sequence[tuple[int, float]], title: str) -> str:
         f'<rect x="0" y="0" width="{width:.0f}" height="{height:.0f}" fill="#fafafa" '
         'stroke="#ccc"/>'
         f'<polyline fill="none" stroke="#1f6feb" stroke-width="1.5" points="{coords}"/>'
-        "</svg>"
+        f"{dots}</svg>"
         f'<p class="or-note">steps {s0} to {s1}, values {_fmt_number(v0)} to {_fmt_number(v1)}</p>'
     )
 
 
 def _metrics_table(metrics: Sequence[Metric]) -> str:
+    """The first :data:`MAX_TABLE_ROWS` values, and past them each series' last step (the value
+    a verdict reads, so that its link always finds its row)."""
+    shown = list(metrics[:MAX_TABLE_ROWS])
+    if len(metrics) > MAX_TABLE_ROWS:
+        last: dict[str, Metric] = {}
+        for m in metrics[MAX_TABLE_ROWS:]:
+            if m.run not in last or m.step >= last[m.run].step:
+                last[m.run] = m
+        shown += list(last.values())[:MAX_TABLE_ROWS]
     rows = [
-        f"<tr><td>{_e(m.run)}</td><td>{m.step}</td><td>{_e(_fmt_number(m.value))}</td></tr>"
-        for m in metrics[:MAX_TABLE_ROWS]
+        f'<tr id="{metric_anchor(m.run, m.key, m.step)}"><td>{_e(m.run)}</td><td>{m.step}</td>'
+        f"<td>{_e(_fmt_number(m.value))}</td></tr>"
+        for m in shown
     ]
     note = (
-        f'<p class="or-note">Showing {MAX_TABLE_ROWS} of {len(metrics)} values.</p>'
+        f'<p class="or-note">Showing {len(shown)} of {len(metrics)} values (past the first '
+        f"{MAX_TABLE_ROWS}, the last step of each series).</p>"
         if len(metrics) > MAX_TABLE_ROWS
         else ""
     )
@@ -385,26 +430,34 @@ def _cell_claims(cell: Cell) -> set[str]:
     return claims
 
 
-def _claim_runs(record: LogbookRecord, claim: str, metrics: Sequence[Metric]) -> list[Run]:
-    """Runs whose metrics concern the claim, or that sit on a page that concerns it."""
+def _claim_runs(
+    record: LogbookRecord, claim: str, metrics: Sequence[Metric], finder: RunFinder
+) -> list[Run]:
+    """Runs that logged the claim's metrics (tied as the judge ties them: by run id, or for a
+    Trackio metric by time, see :mod:`openrepro.logbooks.runs`), or that sit on a page that
+    concerns the claim."""
+    logged = {id(run) for m in metrics if (run := finder.run_of(m)) is not None}
     metric_runs = {m.run for m in metrics}
     pages = {p.slug for p in record.pages if any(claim in _cell_claims(c) for c in p.cells)}
     return [
         r
         for r in record.runs
-        if r.id in metric_runs
+        if id(r) in logged
+        or r.id in metric_runs
         or (r.title and r.title in metric_runs)
         or (r.page and r.page in pages)
     ]
 
 
-def _claim_html(record: LogbookRecord, claim: str, anchors: dict[str, str]) -> str:
+def _claim_html(
+    record: LogbookRecord, claim: str, anchors: dict[str, str], finder: RunFinder
+) -> str:
     metrics = [m for m in record.metrics if claim_of_key(m.key) == claim]
-    runs = _claim_runs(record, claim, metrics)
+    runs = _claim_runs(record, claim, metrics, finder)
     parts = [f'<section class="or-claim"><h3>Claim {_e(claim)}</h3>']
     if runs:
         items = "".join(
-            f'<li><a href="#{anchors[r.id]}">{_e(r.title or r.id)}</a> (exit code '
+            f'<li><a href="#{anchors[r.id]}">{_e(run_label(r))}</a> (exit code '
             f"{_e('unknown' if r.exit_code is None else r.exit_code)})</li>"
             for r in runs
         )
@@ -503,11 +556,11 @@ img{max-width:100%}
 """
 
 
-def _header(record: LogbookRecord) -> str:
+def _header(record: LogbookRecord, participant: str | None) -> str:
     title = record.title or "Untitled logbook"
     rows = [
         ("Paper", record.paper_id or "unknown"),
-        ("Participant", record.participant or "unknown"),
+        ("Participant", participant or record.participant or "unknown"),
         ("Format", f"{record.format} {record.format_version}"),
         ("Revision", record.revision()),
     ]
@@ -529,18 +582,22 @@ def _loose_artifacts_html(record: LogbookRecord, file_url: FileUrl) -> str:
     return f'<section class="or-page"><h2>Files</h2>{"".join(parts)}</section>' if parts else ""
 
 
-def render_logbook(record: LogbookRecord, *, file_url: FileUrl) -> str:
+def render_logbook(
+    record: LogbookRecord, *, file_url: FileUrl, participant: str | None = None
+) -> str:
     """A complete, self-contained HTML document for one logbook.
 
     ``file_url`` maps a file of the logbook to the URL the board serves it at (or None); only
-    those files with a raster image extension are shown as images.
+    those files with a raster image extension are shown as images. ``participant`` is who
+    submitted it as the store knows them (a Trackio logbook names nobody), shown in the header.
     """
     ctx = _Context(record=record, file_url=file_url, anchors=_run_anchors(record.runs))
-    claims = "".join(_claim_html(record, claim, ctx.anchors) for claim in record.claims)
+    finder = RunFinder(record)
+    claims = "".join(_claim_html(record, claim, ctx.anchors, finder) for claim in record.claims)
     claims_html = f'<section class="or-claims"><h2>Claims</h2>{claims}</section>' if claims else ""
     pages = "".join(_page_html(ctx, page) for page in record.pages)
     body = (
-        _header(record)
+        _header(record, participant)
         + claims_html
         + pages
         + _loose_testimony_html(record)
