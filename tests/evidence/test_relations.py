@@ -286,6 +286,20 @@ def test_growth_law_logarithmic_against_linear() -> None:
     assert evaluate(_growth(GrowthLaw.logarithmic), [linear_data]).verdict == "falsified"
 
 
+def test_a_law_that_falls_does_not_grow() -> None:
+    """ "Latency grows linearly" is refuted by a line that falls: the fitted rate must have the
+    claimed sign (rising unless the check says ``decreasing``), whatever law fits best."""
+    falling = _sweep(lambda n: 900.0 - 3.0 * n, KS, noise=0.5)
+    grows = evaluate(_growth(GrowthLaw.linear), [falling])
+    assert (grows.verdict, grows.rule) == ("falsified", "G2") and "sign" in grows.detail
+    falls = _growth(GrowthLaw.linear).model_copy(update={"trend": Trend.decreasing})
+    assert evaluate(falls, [falling]).verdict == "verified"
+    decay = _sweep(lambda n: 5.0 * n**-0.5, KS, noise=0.001)
+    assert evaluate(_growth(GrowthLaw.power), [decay]).verdict == "falsified"
+    power_falls = _growth(GrowthLaw.power).model_copy(update={"trend": Trend.decreasing})
+    assert evaluate(power_falls, [decay]).verdict == "verified"
+
+
 def test_power_law_exponent_and_sublinear_growth() -> None:
     data = _sweep(lambda n: 2.0 * n**0.5, KS, noise=0.01)
     assert evaluate(_growth(GrowthLaw.sublinear), [data]).verdict == "verified"

@@ -24,7 +24,10 @@ Each relation reduces to an **estimate with an interval** (95 % by default) and 
   t interval with n - 2 degrees of freedom); Spearman's rho is reported alongside;
 - ``growth``: each law (constant, logarithmic, linear, quadratic) is fitted by least squares and
   compared by AICc; a ``power`` or ``sublinear`` law by the exponent of the log-log fit and its
-  t interval; a stated rate must lie within tolerance.
+  t interval; a stated rate must lie within tolerance. A law *grows* (``trend`` unset or
+  ``increasing``) or falls (``decreasing``): the claimed law's fitted rate (its slope, or the
+  exponent of a power law with no stated exponent) must have that sign by its t interval: a
+  line that falls refutes "latency grows linearly" (the best fit is linear all the same).
 
 The claimed relation is decided from the interval ``[low, high]``:
 
@@ -40,8 +43,8 @@ The claimed relation is decided from the interval ``[low, high]``:
 | S3 | several seeds: the interval straddles the boundary | inconclusive | too_noisy |
 | P1 | a single seed (either side) satisfies it, within tolerance | verified | single_seed |
 | P2 | a single seed: the value violates it | falsified | single_seed |
-| G1 | growth: claimed law best by >= 2 AICc (and a stated rate within tolerance) | verified | |
-| G2 | growth: another law better by >= 2 AICc, or the stated rate is off | falsified | |
+| G1 | growth: claimed law best by >= 2 AICc, rate of the claimed sign (and value) | verified | |
+| G2 | growth: another law better by >= 2 AICc, or the rate's sign or value off | falsified | |
 | G3 | growth: otherwise | inconclusive | too_noisy |
 | U1 | for_all: the inner check is falsified at some point (a counterexample) | falsified | |
 | U2 | for_all: it holds at every point, and the claim is open-ended | toy | finite_horizon |
@@ -601,8 +604,9 @@ def _growth(check: Check, bound: Mapping[str, Bound], confidence: float) -> Eval
         elif check.constant is not None:
             c = check.constant.value
             region = _region(Comparator.eq, c, check.tolerance.margin(c), None, 0.0)
-        else:
-            region = _region(Comparator.gt, 0.0, 0.0, None, 0.0)
+        else:  # the sign of the exponent: growing (> 0) or falling (< 0)
+            falling = check.trend is Trend.decreasing
+            region = _region(Comparator.lt if falling else Comparator.gt, 0.0, 0.0, None, 0.0)
         result = _scalar_result(check, interval, region, [b], "exponent")
         return result
     n = len(x)
@@ -637,11 +641,13 @@ def _growth(check: Check, bound: Mapping[str, Bound], confidence: float) -> Eval
     if law.value in rates:
         rate = rates[law.value]
         numbers.update({"rate": rate.estimate, "rate_low": rate.low, "rate_high": rate.high})
-        if check.constant is not None:
+        falling = check.trend is Trend.decreasing
+        sign = _region(Comparator.lt if falling else Comparator.gt, 0.0, 0.0, None, 0.0)
+        rate_outcome = _decide(rate, sign)  # "grows" is a positive rate, "falls" a negative one
+        if check.constant is not None and rate_outcome != "fails":
             c = check.constant.value
-            rate_outcome = _decide(
-                rate, _region(Comparator.eq, c, check.tolerance.margin(c), None, 0.0)
-            )
+            stated = _decide(rate, _region(Comparator.eq, c, check.tolerance.margin(c), None, 0.0))
+            rate_outcome = stated if stated != "holds" else rate_outcome
     if claimed + AIC_MARGIN <= best_rival and rate_outcome == "holds":
         rule, verdict = "G1", "verified"
     elif best_rival + AIC_MARGIN <= claimed or rate_outcome == "fails":
@@ -659,7 +665,8 @@ def _growth(check: Check, bound: Mapping[str, Bound], confidence: float) -> Eval
         bound=[b],
         flags=["too_noisy"] if rule == "G3" else [],
         test="least-squares fits of constant, logarithmic, linear, quadratic laws compared by AICc",
-        detail=f"best fit: {winner}; claimed: {law.value}",
+        detail=f"best fit: {winner}; claimed: {law.value}"
+        + ("" if rate_outcome == "holds" else "; the fitted rate is off (sign or stated value)"),
     )
 
 
