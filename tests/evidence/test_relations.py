@@ -384,3 +384,18 @@ def test_welch_interval_agrees_with_scipys_welch_test() -> None:
     ci = stats.ttest_ind(a, b, equal_var=False).confidence_interval(0.95)
     assert math.isclose(mine.low, ci.low, rel_tol=1e-9)
     assert math.isclose(mine.high, ci.high, rel_tol=1e-9)
+
+
+def test_values_no_statistic_can_use_are_left_out() -> None:
+    """A seed logged as 1e300 overflows the variance: it once collapsed the interval to the
+    mean (2.5e299 >= 90, verified); like NaN and infinity it is now left out."""
+    check = _bound(Comparator.ge, 90, "90")
+    low = [85.2, 85.0, 84.9]
+    for wild in (1e300, -1e200, math.inf, math.nan):
+        result = evaluate(check, [Bound(quantity="acc", seeds=[*low, wild])])
+        assert (result.verdict, result.rule) == ("falsified", "S2"), wild
+        assert result.numbers["n"] == 3
+    # large but usable values enter the statistics and make the interval wide, not a point
+    wide = evaluate(check, [Bound(quantity="acc", seeds=[*low, 1e150])])
+    assert (wide.verdict, wide.rule) == ("inconclusive", "S3")
+    assert evaluate(check, [Bound(quantity="acc", seeds=[1e300, math.nan])]).rule == "E1"

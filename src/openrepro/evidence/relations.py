@@ -58,6 +58,11 @@ The claimed relation is decided from the interval ``[low, high]``:
 | A4 | all_of: otherwise | inconclusive | |
 | C1 | the run was at reduced scale (caller's finding): a decisive verdict | toy | reduced_scale |
 
+Values that are not finite, or so large that their square overflows a float (beyond
+:data:`MAX_MAGNITUDE`), are left out before any statistic, as the gathering of measurements
+leaves out NaN and infinity: a seed logged as ``1e300`` neither collapses an interval to a point
+nor decides a check. A standard error that is not finite makes the interval unbounded (S3).
+
 For ``ordering`` against several baselines, each baseline is one part of an implicit ``all_of``.
 For ``for_all``/``exists``, the inner check is evaluated at each ``x`` of its quantities' sweeps;
 a quantity bound to plain seeds (no sweep) counts as the same at every ``x``.
@@ -84,6 +89,7 @@ from openrepro.claims.checks.records import (
 
 __all__ = [
     "CONFIDENCE",
+    "MAX_MAGNITUDE",
     "RULES",
     "Bound",
     "CheckVerdict",
@@ -94,6 +100,7 @@ __all__ = [
 
 CONFIDENCE = 0.95
 AIC_MARGIN = 2.0  # Burnham & Anderson: a difference of 2 or more is support for the better model
+MAX_MAGNITUDE = 1e150  # a larger value's square overflows a float: no variance can use it
 
 CheckVerdict = Literal["verified", "falsified", "toy", "inconclusive"]
 X = float | str
@@ -180,6 +187,26 @@ def _finite(x: Any) -> float:
     return value if math.isfinite(value) else 0.0
 
 
+def _stderr(x: Any) -> float:
+    """A standard error; one that is not finite (overflow, degenerate fit) is unbounded."""
+    value = float(x)
+    return value if math.isfinite(value) else math.inf
+
+
+def _usable(value: float) -> bool:
+    return math.isfinite(value) and abs(value) <= MAX_MAGNITUDE
+
+
+def _usable_bound(b: Bound) -> Bound:
+    """``b`` without the values no statistic can use (see the module docstring). A sweep's x is
+    kept whatever it is: it only labels a point (a counterexample at x = 1e300 still refutes)."""
+    seeds = [v for v in b.seeds if _usable(v)]
+    points = [(x, y) for x, y in b.points if _usable(y)]
+    if len(seeds) == len(b.seeds) and len(points) == len(b.points):
+        return b
+    return b.model_copy(update={"seeds": seeds, "points": points})
+
+
 def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> Interval:
     """The mean of the seeds with its Student t interval (one-sample)."""
     n = len(values)
@@ -193,7 +220,7 @@ def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> In
             single=True,
             test="single seed: the tolerance decides",
         )
-    sem = 0.0 if max(values) == min(values) else _finite(stats.sem(values))
+    sem = 0.0 if max(values) == min(values) else _stderr(stats.sem(values))
     if sem == 0.0:
         return Interval(
             estimate=mean,
@@ -203,7 +230,10 @@ def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> In
             df=n - 1,
             test="one-sample t interval (seeds identical)",
         )
-    low, high = stats.t.interval(confidence, n - 1, loc=mean, scale=sem)
+    if math.isinf(sem):
+        low, high = -math.inf, math.inf
+    else:
+        low, high = stats.t.interval(confidence, n - 1, loc=mean, scale=sem)
     return Interval(
         estimate=mean,
         low=float(low),
@@ -533,7 +563,7 @@ def _trend(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evalu
     x, y = xy
     fit = stats.linregress(x, y)
     df = len(x) - 2
-    slope, stderr = float(fit.slope), _finite(fit.stderr)
+    slope, stderr = float(fit.slope), _stderr(fit.stderr)
     half = float(stats.t.ppf(0.5 + confidence / 2, df)) * stderr if df > 0 else math.inf
     interval = Interval(
         estimate=slope,
@@ -590,7 +620,7 @@ def _growth(check: Check, bound: Mapping[str, Bound], confidence: float) -> Eval
     t = float(stats.t.ppf(0.5 + confidence / 2, max(len(x) - 2, 1)))
     if law in {GrowthLaw.power, GrowthLaw.sublinear}:
         fit = stats.linregress([math.log(v) for v in x], [math.log(v) for v in y])
-        p, se = float(fit.slope), _finite(fit.stderr)
+        p, se = float(fit.slope), _stderr(fit.stderr)
         interval = Interval(
             estimate=p,
             low=p - t * se,
@@ -624,7 +654,7 @@ def _growth(check: Check, bound: Mapping[str, Bound], confidence: float) -> Eval
             (yi - (fit.intercept + fit.slope * fi)) ** 2 for fi, yi in zip(fx, y, strict=True)
         )
         scores[name.value] = _aicc(float(rss), n, 2)
-        se = _finite(fit.stderr)
+        se = _stderr(fit.stderr)
         rates[name.value] = Interval(
             estimate=float(fit.slope),
             low=float(fit.slope) - t * se,
@@ -811,7 +841,8 @@ def evaluate(
     missing from it is unbound (rule E1). ``reduced_scale`` is the caller's finding that the run
     was at reduced scale against ``check.scale`` (rule C1).
     """
-    by_name = dict(bound) if isinstance(bound, Mapping) else {b.quantity: b for b in bound}
+    pairs = bound.items() if isinstance(bound, Mapping) else ((b.quantity, b) for b in bound)
+    by_name = {name: _usable_bound(b) for name, b in pairs}
     result = _evaluate(check, by_name, confidence)
     if reduced_scale and result.verdict in {"verified", "falsified"}:
         result = result.model_copy(
