@@ -16,8 +16,12 @@ an empty response cache, and prints:
 - harness overhead: the share of the judge's wall time spent outside the model; goal: <= 5 %;
 - the evaluation table of each labelled set against its gold labels.
 
-    .venv/bin/python bench/judge_cost.py                 # both sets, with the model
-    .venv/bin/python bench/judge_cost.py --sets relations --no-llm
+    .venv/bin/python bench/judge_cost.py --sets equality            # with the model
+    .venv/bin/python bench/judge_cost.py --sets relations --no-llm  # rules only
+
+With the model, each claim a relations logbook did not log is an LLM call whose prompt lists the
+logbook's other metrics (about 4,000 tokens, minutes a call on two shared cores): ``--sets both``
+with the model is a long run.
 """
 
 from __future__ import annotations
@@ -131,12 +135,21 @@ def main() -> None:
     if args.sets in ("both", "relations"):
         sets["relations (p2)"] = build_relations_set(ctx, tmp / "relations")
     built = sum(len(labels) for labels in sets.values())
-    print(f"built {built} labels in {time.perf_counter() - started:.1f} s")
+    print(f"built {built} labels in {time.perf_counter() - started:.1f} s", flush=True)
     client = None if args.no_llm else open_client(ctx.settings, ctx.store)
     try:
         if client is not None:
             print(f"model: {client.backend.name} {client.backend.model}")
-        report = judge_logbooks(ctx, client)
+        began = time.perf_counter()
+
+        def progress(rows: list[VerdictRow]) -> None:
+            calls = sum(row.path == "llm" for row in rows)
+            who = rows[0].participant if rows else "?"
+            elapsed = time.perf_counter() - began
+            print(f"  judged {who}: {len(rows)} verdicts, {calls} by the LLM, {elapsed:.1f} s",
+                  flush=True)  # fmt: skip
+
+        report = judge_logbooks(ctx, client, progress=progress)
         naive, counted = naive_tokens(ctx, client) if client is not None else (0, 0)
     finally:
         if client is not None:
