@@ -241,7 +241,7 @@ PASS = Participant("pass", (
                                     teacher_ppl=(24.3, 24.2, 24.4)),
            "K:A2", "after 22.8 = 22.8 within 5%, and after < before"),
     Logged("C11", "verified", sweep("model_size", "accuracy", RISING), "K:S1",
-           "slope 0.09 per M over 5 sizes, 2 seeds each, interval > 0"),
+           "slope 0.073 per M over 5 sizes, 2 seeds each, interval [0.050, 0.096] > 0"),
     Logged("C12", "verified", sweep("documents", "recall", LOG_RECALL), "K:G1",
            "recall = 0.2 + 0.1 ln x: the logarithmic law beats linear/quadratic by >= 2 AICc"),
     Logged("C13", "verified", sweep("sequence_length", "latency", LINEAR_LATENCY), "K:G1",
