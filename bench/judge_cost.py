@@ -1,30 +1,43 @@
-"""Benchmark: what the judge costs on the labelled set of real Trackio logbooks.
+"""Benchmark: what the judge costs on the labelled sets of real Trackio logbooks.
 
-Builds the labelled set of ``tests/judge/cases.py`` in a fresh SQLite challenge, judges it with
-the configured model (embedded SmolLM2 by default) and an empty response cache, and prints:
+Builds the labelled sets of ``tests/judge/cases.py`` (paper ``p1``, one equality claim) and
+``tests/judge/cases_relations.py`` (paper ``p2``, claims whose checks cover every relation) in a
+fresh SQLite challenge, judges them with the configured model (embedded SmolLM2 by default) and
+an empty response cache, and prints:
 
-- the share of claims decided without an LLM (the deterministic path);
-- prompt tokens per verdict against a naive judge that reads the whole logbook (pages, run
-  commands, scripts and outputs, metrics) for every claim, tokenized by the embedded backend's
-  ``count_tokens`` (about 4 characters a token for other backends); goal: <= 40 %;
+- how each verdict was decided: by the claim's check (rule ``K:*``, no LLM), by the comparison of
+  reported values (rules R1-R9 on the deterministic path, no LLM), by the LLM (the logbook did
+  not log the claim's metric and the model extracted it), or with no evidence at all; and the
+  share decided without an LLM;
+- prompt and completion tokens per verdict (all verdicts, and per LLM verdict), against a naive
+  judge that reads the whole logbook (pages, run commands, scripts and outputs, metrics) for
+  every claim, tokenized by the embedded backend's ``count_tokens`` (about 4 characters a token
+  for other backends); goal: <= 40 %;
 - harness overhead: the share of the judge's wall time spent outside the model; goal: <= 5 %;
-- the evaluation table against the gold labels.
+- the evaluation table of each labelled set against its gold labels.
 
-    .venv/bin/python bench/judge_cost.py
+    .venv/bin/python bench/judge_cost.py --sets equality            # with the model
+    .venv/bin/python bench/judge_cost.py --sets relations --no-llm  # rules only
+
+With the model, each claim a relations logbook did not log is an LLM call whose prompt lists the
+logbook's other metrics (about 4,000 tokens, minutes a call on two shared cores): ``--sets both``
+with the model is a long run.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 from sqlalchemy import select
 
 from openrepro.challenge import ChallengeContext, init_challenge
-from openrepro.judge.evaluate import evaluate, render_table
-from openrepro.judge.service import judge_logbooks
+from openrepro.judge.evaluate import Label, evaluate, render_table
+from openrepro.judge.service import JudgeReport, VerdictRow, judge_logbooks
 from openrepro.llm import LLMClient, Message, open_client
 from openrepro.logbooks.records import LogbookRecord
 from openrepro.store import Logbook, Verdict
@@ -33,6 +46,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "judge"))
 
 from cases import build_labelled_set  # noqa: E402
+from cases_relations import build_relations_set  # noqa: E402
+
+HOW = ("by check", "by comparison", "by LLM", "no evidence")
 
 
 def render_logbook(record: LogbookRecord) -> str:
@@ -70,35 +86,78 @@ def naive_tokens(ctx: ChallengeContext, client: LLMClient) -> tuple[int, int]:
     return total, verdicts
 
 
+def decided_how(row: VerdictRow) -> str:
+    """How a verdict was decided (see the module docstring)."""
+    if row.path == "llm":
+        return "by LLM"
+    if row.path == "none":
+        return "no evidence"
+    return "by check" if row.rule.startswith("K:") else "by comparison"
+
+
+def print_costs(report: JudgeReport, naive: int, counted: int) -> None:
+    verdicts = len(report.verdicts)
+    how = Counter(decided_how(row) for row in report.verdicts)
+    llm = how["by LLM"]
+    without = verdicts - llm
+    print(f"verdicts: {verdicts}; decided without an LLM: {without}/{verdicts} "
+          f"({without / verdicts:.1%}); LLM calls: {report.usage.calls}")  # fmt: skip
+    print("| decided | verdicts | share |")
+    print("| --- | ---: | ---: |")
+    for name in HOW:
+        print(f"| {name} | {how[name]} | {how[name] / verdicts:.1%} |")
+    used, completion = report.usage.prompt_tokens, report.usage.completion_tokens
+    print(f"prompt tokens per verdict: {used / verdicts:.1f} (judge) vs "
+          f"{naive / max(counted, 1):.1f} (naive: whole logbook per claim); "
+          f"ratio {used / max(naive, 1):.1%} (goal <= 40 %)")  # fmt: skip
+    print(f"completion tokens per verdict: {completion / verdicts:.1f}")
+    if llm:
+        print(f"per LLM verdict: {used / llm:.1f} prompt + {completion / llm:.1f} completion "
+              "tokens")  # fmt: skip
+    model_s = report.usage.seconds
+    overhead = (report.seconds - model_s) / report.seconds if report.seconds else 0.0
+    print(f"judge wall time {report.seconds:.2f} s, model time {model_s:.2f} s: harness "
+          f"overhead {overhead:.1%} (goal <= 5 %)")  # fmt: skip
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sets", choices=["both", "equality", "relations"], default="both")
+    parser.add_argument("--no-llm", action="store_true", help="the deterministic path only")
+    args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="judge-cost-"))
     ctx = init_challenge(tmp / "ch", "bench", venue="Bench/2026",
                          database_url=f"sqlite:///{tmp / 'store.db'}")  # fmt: skip
     started = time.perf_counter()
-    labels = build_labelled_set(ctx, tmp / "cases")
-    print(f"built {len(labels)} labelled logbooks in {time.perf_counter() - started:.1f} s")
-    client = open_client(ctx.settings, ctx.store)
+    sets: dict[str, list[Label]] = {}
+    if args.sets in ("both", "equality"):
+        sets["equality (p1)"] = build_labelled_set(ctx, tmp / "cases")
+    if args.sets in ("both", "relations"):
+        sets["relations (p2)"] = build_relations_set(ctx, tmp / "relations")
+    built = sum(len(labels) for labels in sets.values())
+    print(f"built {built} labels in {time.perf_counter() - started:.1f} s", flush=True)
+    client = None if args.no_llm else open_client(ctx.settings, ctx.store)
     try:
-        print(f"model: {client.backend.name} {client.backend.model}")
-        report = judge_logbooks(ctx, client)
-        deterministic = sum(row.path == "deterministic" for row in report.verdicts)
-        verdicts = len(report.verdicts)
-        naive, counted = naive_tokens(ctx, client)
+        if client is not None:
+            print(f"model: {client.backend.name} {client.backend.model}")
+        began = time.perf_counter()
+
+        def progress(rows: list[VerdictRow]) -> None:
+            calls = sum(row.path == "llm" for row in rows)
+            who = rows[0].participant if rows else "?"
+            elapsed = time.perf_counter() - began
+            print(f"  judged {who}: {len(rows)} verdicts, {calls} by the LLM, {elapsed:.1f} s",
+                  flush=True)  # fmt: skip
+
+        report = judge_logbooks(ctx, client, progress=progress)
+        naive, counted = naive_tokens(ctx, client) if client is not None else (0, 0)
     finally:
-        client.close()
-    used = report.usage.prompt_tokens
-    model_s = report.usage.seconds
-    overhead = (report.seconds - model_s) / report.seconds if report.seconds else 0.0
-    print(f"verdicts: {verdicts}; decided without an LLM: {deterministic}/{verdicts} "
-          f"({deterministic / verdicts:.0%}); LLM calls: {report.usage.calls}")  # fmt: skip
-    print(f"prompt tokens per verdict: {used / verdicts:.1f} (judge) vs "
-          f"{naive / max(counted, 1):.1f} (naive: whole logbook per claim); "
-          f"ratio {used / naive:.1%} (goal <= 40 %)")  # fmt: skip
-    print(f"completion tokens per verdict: {report.usage.completion_tokens / verdicts:.1f}")
-    print(f"judge wall time {report.seconds:.2f} s, model time {model_s:.2f} s: harness "
-          f"overhead {overhead:.1%} (goal <= 5 %)")  # fmt: skip
-    print()
-    print(render_table(evaluate(ctx, labels)))
+        if client is not None:
+            client.close()
+    print_costs(report, naive, counted)
+    for name, labels in sets.items():
+        print(f"\n## {name}\n")
+        print(render_table(evaluate(ctx, labels)))
     ctx.close()
 
 

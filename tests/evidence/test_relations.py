@@ -286,6 +286,20 @@ def test_growth_law_logarithmic_against_linear() -> None:
     assert evaluate(_growth(GrowthLaw.logarithmic), [linear_data]).verdict == "falsified"
 
 
+def test_a_law_that_falls_does_not_grow() -> None:
+    """ "Latency grows linearly" is refuted by a line that falls: the fitted rate must have the
+    claimed sign (rising unless the check says ``decreasing``), whatever law fits best."""
+    falling = _sweep(lambda n: 900.0 - 3.0 * n, KS, noise=0.5)
+    grows = evaluate(_growth(GrowthLaw.linear), [falling])
+    assert (grows.verdict, grows.rule) == ("falsified", "G2") and "sign" in grows.detail
+    falls = _growth(GrowthLaw.linear).model_copy(update={"trend": Trend.decreasing})
+    assert evaluate(falls, [falling]).verdict == "verified"
+    decay = _sweep(lambda n: 5.0 * n**-0.5, KS, noise=0.001)
+    assert evaluate(_growth(GrowthLaw.power), [decay]).verdict == "falsified"
+    power_falls = _growth(GrowthLaw.power).model_copy(update={"trend": Trend.decreasing})
+    assert evaluate(power_falls, [decay]).verdict == "verified"
+
+
 def test_power_law_exponent_and_sublinear_growth() -> None:
     data = _sweep(lambda n: 2.0 * n**0.5, KS, noise=0.01)
     assert evaluate(_growth(GrowthLaw.sublinear), [data]).verdict == "verified"
@@ -370,3 +384,18 @@ def test_welch_interval_agrees_with_scipys_welch_test() -> None:
     ci = stats.ttest_ind(a, b, equal_var=False).confidence_interval(0.95)
     assert math.isclose(mine.low, ci.low, rel_tol=1e-9)
     assert math.isclose(mine.high, ci.high, rel_tol=1e-9)
+
+
+def test_values_no_statistic_can_use_are_left_out() -> None:
+    """A seed logged as 1e300 overflows the variance: it once collapsed the interval to the
+    mean (2.5e299 >= 90, verified); like NaN and infinity it is now left out."""
+    check = _bound(Comparator.ge, 90, "90")
+    low = [85.2, 85.0, 84.9]
+    for wild in (1e300, -1e200, math.inf, math.nan):
+        result = evaluate(check, [Bound(quantity="acc", seeds=[*low, wild])])
+        assert (result.verdict, result.rule) == ("falsified", "S2"), wild
+        assert result.numbers["n"] == 3
+    # large but usable values enter the statistics and make the interval wide, not a point
+    wide = evaluate(check, [Bound(quantity="acc", seeds=[*low, 1e150])])
+    assert (wide.verdict, wide.rule) == ("inconclusive", "S3")
+    assert evaluate(check, [Bound(quantity="acc", seeds=[1e300, math.nan])]).rule == "E1"

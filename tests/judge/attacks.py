@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
+from openrepro.claims.checks import Check, Comparator, Constant, Quantity, Relation, Tolerance
 from openrepro.claims.records import ClaimView, Quote
 from openrepro.claims.values import ReportedValue, Scale
 from openrepro.logbooks.records import Artifact, FileRef, LogbookRecord, Metric, Run, Testimony
@@ -333,6 +334,212 @@ def _specs() -> list[_Spec]:
     ]  # fmt: skip
 
 
+# -- attacks aimed at checks: claims whose typed check the judge decides by its relation -------
+# Each base is a clean record for a claim with a check (a ratio against a baseline quantity, a
+# bound, a universal statement over a sweep); its gold is the clean verdict by rule K, which
+# tests/judge/test_check_attacks.py re-derives by judging the clean base. An attack must not
+# change it.
+
+CK = "claims/p1/C1/"
+RATIO_TEXT = "Training is 1.9x faster than the dense baseline."
+BOUND_TEXT = "On CIFAR-10 the method reaches at least 90% accuracy."
+FORALL_TEXT = "For batch sizes 8, 16 and 32, accuracy is at least 80%."
+CheckBase = Literal["ratio-V", "ratio-F", "ratio-E", "bound-N", "bound-F", "forall-N", "forall-F"]
+
+
+def _exact_bound(name: str, value: float, text: str, sweep: str = "") -> Check:
+    return Check(relation=Relation.bound, quantities=[Quantity(name=name, sweep=sweep)],
+                 subject=name, comparator=Comparator.ge, tolerance=Tolerance(rel=0.0),
+                 constant=Constant(value=value, text=text), sweep=sweep)  # fmt: skip
+
+
+CHECKS: dict[str, tuple[str, Check, list[ReportedValue]]] = {
+    "ratio": (RATIO_TEXT, Check(
+        relation=Relation.ratio, quantities=[Quantity(name="speed"), Quantity(name="dense_speed")],
+        subject="speed", baselines=["dense_speed"], comparator=Comparator.eq,
+        constant=Constant(value=1.9, text="1.9x")),
+        [ReportedValue(metric="speed", value=1.9, text="1.9x", unit="x")]),
+    "bound": (BOUND_TEXT, _exact_bound("accuracy", 90, "90%"),
+              [ReportedValue(metric="accuracy", value=90, text="90%", unit="%")]),
+    "forall": (FORALL_TEXT, Check(relation=Relation.for_all, sweep="batch size",
+                                  inner=_exact_bound("accuracy", 80, "80%", "batch size")),
+               [ReportedValue(metric="accuracy", value=80, text="80%", unit="%")]),
+}  # fmt: skip
+
+
+def checked_claim(base: str) -> ClaimView:
+    """The claim of a check base (``ratio-F`` -> the ratio claim), carrying its check."""
+    text, check, reported = CHECKS[base.split("-")[0]]
+    return base_claim(text, text).model_copy(
+        update={"check": check.for_claim("p1/C1"), "reported": reported}
+    )
+
+
+def _points(table: dict[float, tuple[float, ...]], minute: int = 1) -> list[Metric]:
+    """One Trackio run per (batch size, seed), named ``b<x>s<i>``, logging x and accuracy."""
+    stamp = f"2025-01-01T12:{minute:02d}:00+00:00"
+    out: list[Metric] = []
+    for x, ys in table.items():
+        for i, y in enumerate(ys):
+            run = f"b{x:g}s{i}"
+            for key, value in ((CK + "batch_size", x), (CK + "accuracy", y)):
+                out.append(Metric(run=run, key=key, step=0, value=value, timestamp=stamp))
+    return out
+
+
+HOLDS = {8.0: (85.1, 85.3, 84.9), 16.0: (84.2, 84.5, 84.0)}
+
+
+def check_base(name: CheckBase) -> LogbookRecord:
+    """A clean record for a check base (see the block's comment)."""
+    record = LogbookRecord(format="trackio", format_version="1", paper_id="p1", claims=["p1/C1"])
+    record.runs = [_run()]
+    dense = _seeds((100.1, 100.0, 99.9), key=CK + "dense_speed")
+    if name == "ratio-V":
+        record.metrics = _seeds((190.2, 190.5, 189.9), key=CK + "speed") + dense
+    elif name == "ratio-F":
+        record.metrics = _seeds((120.1, 120.3, 119.9), key=CK + "speed") + dense
+    elif name == "ratio-E":  # the baseline was never measured
+        record.metrics = _seeds((190.2, 190.5, 189.9), key=CK + "speed")
+    elif name == "bound-N":
+        record.metrics = _seeds((80.0, 99.0, 91.0), key=CK + "accuracy")
+    elif name == "bound-F":
+        record.metrics = _seeds((85.2, 85.0, 84.9), key=CK + "accuracy")
+    elif name == "forall-N":  # at 32 the seeds straddle 80
+        record.metrics = _points({**HOLDS, 32.0: (75.0, 90.0, 82.0)})
+    else:  # forall-F: a counterexample at 32
+        record.metrics = _points({**HOLDS, 32.0: (70.1, 70.4, 70.0)})
+    return record
+
+
+CHECK_BASES: dict[CheckBase, Verdict] = {
+    "ratio-V": "verified",
+    "ratio-F": "falsified",
+    "ratio-E": "inconclusive",
+    "bound-N": "inconclusive",
+    "bound-F": "falsified",
+    "forall-N": "inconclusive",
+    "forall-F": "falsified",
+}
+
+
+def _value(run: str, key: str, value: str, minute: int, step: int = 0) -> Metric:
+    """A metric whose value is given as text ("NaN", "1e999"), as a logbook's JSON may hold it."""
+    stamp = f"2025-01-01T{12 + minute // 60:02d}:{minute % 60:02d}:00+00:00"
+    return Metric.model_validate({"run": run, "key": key, "step": step, "value": value,
+                                  "timestamp": stamp})  # fmt: skip
+
+
+def _many(value: float, key: str, n: int, minute: int, prefix: str) -> list[Metric]:
+    return _seeds((value,) * n, key=key, minute=minute, prefix=prefix)
+
+
+def _steps(run: str, key: str, value: float, n: int, minute: int = 5) -> list[Metric]:
+    stamp = f"2025-01-01T12:{minute:02d}:00+00:00"
+    return [Metric(run=run, key=key, step=s, value=value, timestamp=stamp) for s in range(n)]
+
+
+def _relabel(x: str, minute: int = 5) -> list[Metric]:
+    """The counterexample's three runs (batch size 32) log another x at step 1."""
+    return [_value(f"b32s{i}", CK + "batch_size", x, minute, 1) for i in range(3)]
+
+
+GOOD_32 = {32.0: (85.0,) * 10}  # passing points at batch size 32 that would decide forall-N
+
+
+def _sweep_halves(x_minute: int, x_key: str = CK + "batch_size") -> list[Metric]:
+    """Passing accuracies in runs g0..g9 (inside the run), their x logged under ``x_key`` at
+    ``x_minute`` for the same runs."""
+    ys = _seeds(GOOD_32[32.0], key=CK + "accuracy", minute=5, prefix="g")
+    xs = _seeds((32.0,) * 10, key=x_key, minute=x_minute, prefix="g")
+    return ys + xs
+
+
+# (name, base, edit, description)
+_CHECK_SPECS: list[tuple[str, CheckBase, Edit, str]] = [
+    ("k-baseline-after-F", "ratio-F",
+     _log(_seeds((63.2, 63.3, 63.1), key=CK + "dense_speed", minute=40)),
+     "the baseline quantity re-logged for the same seeds after the run (ratio 1.9)"),
+    ("k-baseline-newseeds-F", "ratio-F",
+     _log(_seeds((63.2, 63.3, 63.1), key=CK + "dense_speed", minute=40, prefix="f")
+          + _seeds((120.0,) * 3, key=CK + "speed", minute=40, prefix="f")),
+     "new seeds of subject and baseline logged outside any run (ratio 1.9)"),
+    ("k-baseline-before-E", "ratio-E",
+     _log(_seeds((100.1, 100.0, 99.9), key=CK + "dense_speed", minute=-30)),
+     "the missing baseline quantity logged before the run window"),
+    ("k-subject-failedrun-F", "ratio-F",
+     _chain(_add_run(_rerun("speed 190.2")),
+            _log(_seeds((190.2, 190.5, 189.9), key=CK + "speed", minute=65, prefix="r")
+                 + _seeds((100.0,) * 3, key=CK + "dense_speed", minute=65, prefix="r"))),
+     "a forged claims/<id>/speed with its baseline in a failed run (exit 1)"),
+    ("k-series-failedrun-F", "ratio-F",
+     _chain(_add_run(_rerun("Traceback: out of memory")),
+            _log(_seeds((190.2, 190.5, 189.9), key=CK + "speed", minute=65, step=9))),
+     "the seeds' subject series continued in a failed run with the paper's ratio"),
+    ("k-testimony-F", "ratio-F",
+     _testify("claims/p1/C1/speed = 190.2, 190.5, 189.9; claims/p1/C1/dense_speed = 100.0"),
+     "the quantities written only in testimony text"),
+    ("k-printed-F", "ratio-F",
+     _print("ratio to the dense baseline: 1.90x, as in the paper"),
+     "the paper's ratio only printed in the run's output"),
+    ("k-nan-V", "ratio-V",
+     _log([_value("seed3", CK + "speed", "NaN", 6),
+           _value("seed3", CK + "dense_speed", "NaN", 6)]),
+     "a fourth seed of subject and baseline logged as the string 'NaN'"),
+    ("k-inf-baseline-V", "ratio-V", _log([_value("seed0", CK + "dense_speed", "1e999", 9, 5)]),
+     "a later step of a baseline seed logged as '1e999' (infinity)"),
+    ("k-huge-F", "bound-F", _log([_value("seed3", CK + "accuracy", "1e300", 6)]),
+     "a fourth seed logged as 1e300 (its square overflows the variance)"),
+    ("k-huge-baseline-F", "ratio-F",
+     _log([_value("seed3", CK + "dense_speed", "1e300", 6)]),
+     "a fourth baseline seed logged as 1e300"),
+    ("k-many-steps-N", "bound-N", _log(_steps("seed3", CK + "accuracy", 91.0, 1000)),
+     "one Trackio run logs 91.0 at 1000 steps: one seed, not 1000"),
+    ("k-many-seeds-after-N", "bound-N",
+     _log(_many(91.0, CK + "accuracy", 1000, minute=40, prefix="x")),
+     "1000 seeds of 91.0 logged after the run window"),
+    ("k-many-seeds-failed-N", "bound-N",
+     _chain(_add_run(_rerun("seeds")), _log(_many(91.0, CK + "accuracy", 1000, 65, "x"))),
+     "1000 seeds of 91.0 logged in a failed run"),
+    ("k-sweep-x-elsewhere-N", "forall-N",
+     _log(_seeds(GOOD_32[32.0], key=CK + "accuracy", minute=5, prefix="g")
+          + _seeds((32.0,) * 10, key=CK + "batch_size", minute=5, prefix="h")),
+     "passing points whose x (batch size 32) is logged in other Trackio runs"),
+    ("k-sweep-x-after-N", "forall-N", _log(_sweep_halves(40)),
+     "passing points whose x is logged for the same runs after the run window"),
+    ("k-sweep-x-failed-N", "forall-N",
+     _chain(_add_run(_rerun("sweep")), _log(_sweep_halves(65))),
+     "passing points whose x is logged for the same runs in a failed run"),
+    ("k-sweep-x-lookalike-N", "forall-N",
+     _log(_sweep_halves(5, CK + "batch size") + _sweep_halves(5, CK + "batch_s\u0456ze")),
+     "passing points whose x is logged under look-alike sweep metrics (a space, a Cyrillic i)"),
+    ("k-sweep-relabel-failed-F", "forall-F",
+     _chain(_add_run(_rerun("relabel")), _log(_relabel("8", minute=65))),
+     "the counterexample's runs re-log their x as 8 at a later step in a failed run"),
+    ("k-sweep-relabel-after-F", "forall-F", _log(_relabel("8", minute=40)),
+     "the counterexample's runs re-log their x as 8 after the run window"),
+    ("k-sweep-x-nan-F", "forall-F", _log(_relabel("NaN")),
+     "the counterexample's x re-logged as NaN at a later step"),
+    ("k-sweep-x-huge-F", "forall-F", _log(_relabel("1e300")),
+     "the counterexample's x re-logged as 1e300 at a later step: still a counterexample"),
+    ("k-sweep-y-nan-F", "forall-F",
+     _log([_value(f"b32s{i}", CK + "accuracy", "NaN", 5, 1) for i in range(3)]),
+     "the counterexample's accuracy re-logged as NaN at a later step"),
+]  # fmt: skip
+
+
+def check_attacks() -> list[Attack]:
+    """Every attack aimed at a check, freshly built."""
+    out: list[Attack] = []
+    for name, base, edit, description in _CHECK_SPECS:
+        record = check_base(base)
+        edit(record)
+        kind: BaseName = "verified" if CHECK_BASES[base] == "verified" else "falsified"
+        out.append(Attack(name, description, kind, record, checked_claim(base), CHECK_BASES[base],
+                          injection=False))  # fmt: skip
+    return out
+
+
 # Attacks on the claim text and quote (the paper side): the logbook is the clean base.
 _CLAIM_ATTACKS: list[tuple[str, BaseName, str, str, str]] = [
     (
@@ -384,6 +591,7 @@ def build_attacks() -> list[Attack]:
     for name, base, text, quote, description in _CLAIM_ATTACKS:
         attacks.append(Attack(name, description, base, _base(base), base_claim(text, quote),
                               BASES[base], injection=False))  # fmt: skip
+    attacks += check_attacks()  # the block of attacks aimed at checks
     return attacks
 
 

@@ -24,7 +24,10 @@ Each relation reduces to an **estimate with an interval** (95 % by default) and 
   t interval with n - 2 degrees of freedom); Spearman's rho is reported alongside;
 - ``growth``: each law (constant, logarithmic, linear, quadratic) is fitted by least squares and
   compared by AICc; a ``power`` or ``sublinear`` law by the exponent of the log-log fit and its
-  t interval; a stated rate must lie within tolerance.
+  t interval; a stated rate must lie within tolerance. A law *grows* (``trend`` unset or
+  ``increasing``) or falls (``decreasing``): the claimed law's fitted rate (its slope, or the
+  exponent of a power law with no stated exponent) must have that sign by its t interval: a
+  line that falls refutes "latency grows linearly" (the best fit is linear all the same).
 
 The claimed relation is decided from the interval ``[low, high]``:
 
@@ -40,8 +43,8 @@ The claimed relation is decided from the interval ``[low, high]``:
 | S3 | several seeds: the interval straddles the boundary | inconclusive | too_noisy |
 | P1 | a single seed (either side) satisfies it, within tolerance | verified | single_seed |
 | P2 | a single seed: the value violates it | falsified | single_seed |
-| G1 | growth: claimed law best by >= 2 AICc (and a stated rate within tolerance) | verified | |
-| G2 | growth: another law better by >= 2 AICc, or the stated rate is off | falsified | |
+| G1 | growth: claimed law best by >= 2 AICc, rate of the claimed sign (and value) | verified | |
+| G2 | growth: another law better by >= 2 AICc, or the rate's sign or value off | falsified | |
 | G3 | growth: otherwise | inconclusive | too_noisy |
 | U1 | for_all: the inner check is falsified at some point (a counterexample) | falsified | |
 | U2 | for_all: it holds at every point, and the claim is open-ended | toy | finite_horizon |
@@ -54,6 +57,11 @@ The claimed relation is decided from the interval ``[low, high]``:
 | A3 | all_of: every part is verified or toy | toy | |
 | A4 | all_of: otherwise | inconclusive | |
 | C1 | the run was at reduced scale (caller's finding): a decisive verdict | toy | reduced_scale |
+
+Values that are not finite, or so large that their square overflows a float (beyond
+:data:`MAX_MAGNITUDE`), are left out before any statistic, as the gathering of measurements
+leaves out NaN and infinity: a seed logged as ``1e300`` neither collapses an interval to a point
+nor decides a check. A standard error that is not finite makes the interval unbounded (S3).
 
 For ``ordering`` against several baselines, each baseline is one part of an implicit ``all_of``.
 For ``for_all``/``exists``, the inner check is evaluated at each ``x`` of its quantities' sweeps;
@@ -81,6 +89,7 @@ from openrepro.claims.checks.records import (
 
 __all__ = [
     "CONFIDENCE",
+    "MAX_MAGNITUDE",
     "RULES",
     "Bound",
     "CheckVerdict",
@@ -91,6 +100,7 @@ __all__ = [
 
 CONFIDENCE = 0.95
 AIC_MARGIN = 2.0  # Burnham & Anderson: a difference of 2 or more is support for the better model
+MAX_MAGNITUDE = 1e150  # a larger value's square overflows a float: no variance can use it
 
 CheckVerdict = Literal["verified", "falsified", "toy", "inconclusive"]
 X = float | str
@@ -177,6 +187,26 @@ def _finite(x: Any) -> float:
     return value if math.isfinite(value) else 0.0
 
 
+def _stderr(x: Any) -> float:
+    """A standard error; one that is not finite (overflow, degenerate fit) is unbounded."""
+    value = float(x)
+    return value if math.isfinite(value) else math.inf
+
+
+def _usable(value: float) -> bool:
+    return math.isfinite(value) and abs(value) <= MAX_MAGNITUDE
+
+
+def _usable_bound(b: Bound) -> Bound:
+    """``b`` without the values no statistic can use (see the module docstring). A sweep's x is
+    kept whatever it is: it only labels a point (a counterexample at x = 1e300 still refutes)."""
+    seeds = [v for v in b.seeds if _usable(v)]
+    points = [(x, y) for x, y in b.points if _usable(y)]
+    if len(seeds) == len(b.seeds) and len(points) == len(b.points):
+        return b
+    return b.model_copy(update={"seeds": seeds, "points": points})
+
+
 def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> Interval:
     """The mean of the seeds with its Student t interval (one-sample)."""
     n = len(values)
@@ -190,7 +220,7 @@ def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> In
             single=True,
             test="single seed: the tolerance decides",
         )
-    sem = 0.0 if max(values) == min(values) else _finite(stats.sem(values))
+    sem = 0.0 if max(values) == min(values) else _stderr(stats.sem(values))
     if sem == 0.0:
         return Interval(
             estimate=mean,
@@ -200,7 +230,10 @@ def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> In
             df=n - 1,
             test="one-sample t interval (seeds identical)",
         )
-    low, high = stats.t.interval(confidence, n - 1, loc=mean, scale=sem)
+    if math.isinf(sem):
+        low, high = -math.inf, math.inf
+    else:
+        low, high = stats.t.interval(confidence, n - 1, loc=mean, scale=sem)
     return Interval(
         estimate=mean,
         low=float(low),
@@ -530,7 +563,7 @@ def _trend(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evalu
     x, y = xy
     fit = stats.linregress(x, y)
     df = len(x) - 2
-    slope, stderr = float(fit.slope), _finite(fit.stderr)
+    slope, stderr = float(fit.slope), _stderr(fit.stderr)
     half = float(stats.t.ppf(0.5 + confidence / 2, df)) * stderr if df > 0 else math.inf
     interval = Interval(
         estimate=slope,
@@ -587,7 +620,7 @@ def _growth(check: Check, bound: Mapping[str, Bound], confidence: float) -> Eval
     t = float(stats.t.ppf(0.5 + confidence / 2, max(len(x) - 2, 1)))
     if law in {GrowthLaw.power, GrowthLaw.sublinear}:
         fit = stats.linregress([math.log(v) for v in x], [math.log(v) for v in y])
-        p, se = float(fit.slope), _finite(fit.stderr)
+        p, se = float(fit.slope), _stderr(fit.stderr)
         interval = Interval(
             estimate=p,
             low=p - t * se,
@@ -601,8 +634,9 @@ def _growth(check: Check, bound: Mapping[str, Bound], confidence: float) -> Eval
         elif check.constant is not None:
             c = check.constant.value
             region = _region(Comparator.eq, c, check.tolerance.margin(c), None, 0.0)
-        else:
-            region = _region(Comparator.gt, 0.0, 0.0, None, 0.0)
+        else:  # the sign of the exponent: growing (> 0) or falling (< 0)
+            falling = check.trend is Trend.decreasing
+            region = _region(Comparator.lt if falling else Comparator.gt, 0.0, 0.0, None, 0.0)
         result = _scalar_result(check, interval, region, [b], "exponent")
         return result
     n = len(x)
@@ -620,7 +654,7 @@ def _growth(check: Check, bound: Mapping[str, Bound], confidence: float) -> Eval
             (yi - (fit.intercept + fit.slope * fi)) ** 2 for fi, yi in zip(fx, y, strict=True)
         )
         scores[name.value] = _aicc(float(rss), n, 2)
-        se = _finite(fit.stderr)
+        se = _stderr(fit.stderr)
         rates[name.value] = Interval(
             estimate=float(fit.slope),
             low=float(fit.slope) - t * se,
@@ -637,11 +671,13 @@ def _growth(check: Check, bound: Mapping[str, Bound], confidence: float) -> Eval
     if law.value in rates:
         rate = rates[law.value]
         numbers.update({"rate": rate.estimate, "rate_low": rate.low, "rate_high": rate.high})
-        if check.constant is not None:
+        falling = check.trend is Trend.decreasing
+        sign = _region(Comparator.lt if falling else Comparator.gt, 0.0, 0.0, None, 0.0)
+        rate_outcome = _decide(rate, sign)  # "grows" is a positive rate, "falls" a negative one
+        if check.constant is not None and rate_outcome != "fails":
             c = check.constant.value
-            rate_outcome = _decide(
-                rate, _region(Comparator.eq, c, check.tolerance.margin(c), None, 0.0)
-            )
+            stated = _decide(rate, _region(Comparator.eq, c, check.tolerance.margin(c), None, 0.0))
+            rate_outcome = stated if stated != "holds" else rate_outcome
     if claimed + AIC_MARGIN <= best_rival and rate_outcome == "holds":
         rule, verdict = "G1", "verified"
     elif best_rival + AIC_MARGIN <= claimed or rate_outcome == "fails":
@@ -659,7 +695,8 @@ def _growth(check: Check, bound: Mapping[str, Bound], confidence: float) -> Eval
         bound=[b],
         flags=["too_noisy"] if rule == "G3" else [],
         test="least-squares fits of constant, logarithmic, linear, quadratic laws compared by AICc",
-        detail=f"best fit: {winner}; claimed: {law.value}",
+        detail=f"best fit: {winner}; claimed: {law.value}"
+        + ("" if rate_outcome == "holds" else "; the fitted rate is off (sign or stated value)"),
     )
 
 
@@ -804,7 +841,8 @@ def evaluate(
     missing from it is unbound (rule E1). ``reduced_scale`` is the caller's finding that the run
     was at reduced scale against ``check.scale`` (rule C1).
     """
-    by_name = dict(bound) if isinstance(bound, Mapping) else {b.quantity: b for b in bound}
+    pairs = bound.items() if isinstance(bound, Mapping) else ((b.quantity, b) for b in bound)
+    by_name = {name: _usable_bound(b) for name, b in pairs}
     result = _evaluate(check, by_name, confidence)
     if reduced_scale and result.verdict in {"verified", "falsified"}:
         result = result.model_copy(
