@@ -10,6 +10,7 @@ import hashlib
 import math
 import re
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -17,6 +18,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from openrepro.board import charts
 from openrepro.board.data import PAPER_FILTERS, HomeData, PaperRow
+from openrepro.board.reviews import review_panels
 from openrepro.challenge import ChallengeContext
 from openrepro.outcomes import Stats
 
@@ -144,6 +146,7 @@ class Renderer:
             trim_blocks=True,
             lstrip_blocks=True,
         )
+        self.env.globals["human_reviews"] = partial(review_panels, ctx)  # _human_review.html
         self.title = ctx.settings.title or ctx.settings.name
         self.has_recheck = True
 
