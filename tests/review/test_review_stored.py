@@ -14,12 +14,14 @@ from fastapi.testclient import TestClient
 from review_images import brightness_of
 from review_logbook import USABLE_BRIGHTNESS, image_logbook
 from sqlalchemy import func, select
+from typer.testing import CliRunner
 
 from openrepro.board.data import logbook_data
 from openrepro.board.pages import Renderer, WebUrls
 from openrepro.challenge import ChallengeContext
 from openrepro.claims import add_claim
 from openrepro.claims.checks import Relation
+from openrepro.cli import app
 from openrepro.errors import ConfigError, NotFoundError
 from openrepro.freeze import export_dataset
 from openrepro.identity.service import register
@@ -160,3 +162,23 @@ def test_tasks_only_from_runs_and_only_for_registered_reviewers(
     assert task.stored_id == made.id and len(schedule(task, "org")) == 4 + 1  # one repeat
     with pytest.raises(NotFoundError, match="not a reviewer"):
         StoredAnswerLog(challenge, task, "alice")  # registered, but not invited to this task
+
+
+def test_cli_creates_a_task_from_a_logbook_and_invites_a_reviewer(
+    challenge: ChallengeContext, perceptual: None, tmp_path: Path
+) -> None:
+    logbook = image_logbook(challenge, tmp_path, "alice", paper="p1", claim="p1/C1", count=6)
+    register(challenge, "bob")
+    runner = CliRunner()
+    folder = tmp_path / "cli-task"
+    base = ["--dir", str(tmp_path / "ch"), "review"]
+    made = runner.invoke(app, [*base, "create", str(folder), "--claim", "p1/C1", "--logbook",
+                               str(logbook), "--pattern", "outputs/int2.npy", "--reviewer",
+                               "alice", "--format", "json"])  # fmt: skip
+    assert made.exit_code == 0, made.output
+    assert json.loads(made.output)["reviewers"] == {"alice": "self"}
+    invited = runner.invoke(app, [*base, "invite", str(folder), "--reviewer", "bob"])
+    assert invited.exit_code == 0 and "bob reviews as invited" in invited.output
+    StoredAnswerLog(challenge, load_task(folder), "bob")  # bob may answer now
+    wrong = runner.invoke(app, [*base, "create", str(tmp_path / "x"), "--claim", "p1/C1"])
+    assert wrong.exit_code != 0 and "--claim and --logbook go together" in str(wrong.exception)
