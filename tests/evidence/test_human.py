@@ -152,3 +152,9 @@ def test_stored_human_checks_without_fields_still_read() -> None:
     old = Check.from_json('{"relation": "human", "note": "images look fine"}')
     assert old.human is None and old.judgement().min_items == 20 and old.human_share() == 0.8
     assert '"human":' not in old.to_json()  # the stored form is unchanged
+    # the stored form (model_dump, as claims.check holds it) has no "human" key without fields
+    assert "human" not in old.model_dump(mode="json")
+    nested = Check.model_validate({"relation": "all_of", "parts": [old, _check(min_items=3)]})
+    dumped = nested.model_dump(mode="json")
+    assert "human" not in dumped["parts"][0] and dumped["parts"][1]["human"]["min_items"] == 3
+    assert Check.model_validate(dumped) == nested

@@ -22,7 +22,15 @@ import re
 from enum import Enum, StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
 
 from openrepro.claims.values import Scale
 from openrepro.errors import CheckError
@@ -259,6 +267,15 @@ class Check(BaseModel):
     note: str = ""
     #: a human check: how people judge it (None: the defaults, see :meth:`judgement`)
     human: HumanJudgement | None = None
+
+    @model_serializer(mode="wrap")
+    def _stored_form(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """No ``human`` key for a check without human fields: stored checks keep the form they
+        had before human checks carried fields."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("human", 0) is None:
+            del data["human"]
+        return data
 
     @model_validator(mode="after")
     def _consistent(self) -> Check:
