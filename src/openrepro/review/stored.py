@@ -55,7 +55,7 @@ from openrepro.store import Logbook, Participant
 from openrepro.store.tables_review import ReviewAnswerRow, ReviewerRow, ReviewTaskRow
 
 __all__ = [
-    "TEXT_SUFFIXES",
+    "ARRAY_SUFFIXES",
     "ItemSource",
     "StoredAnswerLog",
     "StoredTask",
@@ -65,7 +65,6 @@ __all__ = [
     "select_items",
 ]
 
-TEXT_SUFFIXES = (".txt", ".md")
 ARRAY_SUFFIXES = (".npy",)
 _MAX_ARRAY_ITEMS = 1000
 _OPTIONS = {HumanScale.usable: ["usable", "not usable"], HumanScale.preference: None}
@@ -113,7 +112,7 @@ def select_items(
     ``baseline`` is given. ``count`` gives the number of images of each array file (by
     sha256); an array file not in it counts as one item."""
     produced: dict[str, FileRef] = {}
-    kinds = (*IMAGE_SUFFIXES, *TEXT_SUFFIXES, *ARRAY_SUFFIXES)
+    kinds = (*IMAGE_SUFFIXES, *ARRAY_SUFFIXES)  # the page shows images (texts: not yet)
     for run in record.runs:
         if run.exit_code != 0:
             continue
