@@ -176,8 +176,9 @@ class Settings(BaseModel):
     )
     min_provenance_verified: str = Field(
         default="self-recorded",
-        description="Lowest evidence provenance (`self-recorded`, `replayed`, `attested`) at which "
-        "a `verified` verdict counts as verified in outcomes; weaker ones count as inconclusive.",
+        description="Lowest evidence provenance (`self-recorded`, `reviewed`, `replayed`, "
+        "`attested`) at which a `verified` verdict counts as verified in outcomes; weaker ones "
+        "count as inconclusive.",
     )
     # -- jobs and credit --
     budget_usd: float = Field(

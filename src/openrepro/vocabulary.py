@@ -12,6 +12,8 @@ __all__ = ["PROVENANCE_LEVELS", "VERDICTS", "ProvenanceLevel", "Verdict"]
 Verdict = Literal["verified", "falsified", "toy", "inconclusive"]
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 
-#: Provenance levels of evidence and verdicts, weakest first.
-ProvenanceLevel = Literal["testimony", "self-recorded", "replayed", "attested"]
+#: Provenance levels of evidence and verdicts, weakest first. ``reviewed``: a human judgement
+#: given by reviewers independent of the logbook (organizers, invited reviewers) on outputs of
+#: its recorded runs; the participant's own review of their outputs stays ``self-recorded``.
+ProvenanceLevel = Literal["testimony", "self-recorded", "reviewed", "replayed", "attested"]
 PROVENANCE_LEVELS: tuple[ProvenanceLevel, ...] = get_args(ProvenanceLevel)

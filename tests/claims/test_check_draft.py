@@ -150,3 +150,36 @@ def test_any_text_gives_a_grounded_check_or_a_reason(quote: str) -> None:
         assert draft.reason
     else:
         assert grounding_problems(draft.check, quote) == []
+
+
+@pytest.mark.parametrize(
+    ("quote", "scale", "share"),
+    [
+        ("the generated images stay visually usable under 2-bit quantization", "usable", 0.8),
+        ("human raters preferred our summaries over the baseline in 70% of cases", "preference",
+         0.7),
+        ("our summaries are more faithful than those of the baseline", "preference", 0.5),
+    ],
+)  # fmt: skip
+def test_perceptual_phrasings_become_human_checks_rule_h1(
+    quote: str, scale: str, share: float
+) -> None:
+    check = _check(quote)
+    assert check.relation is Relation.human and check.rule == "H1"
+    assert check.human is not None and check.human.scale.value == scale
+    assert check.human.shown_question()  # a default question for the reviewers
+    assert check.human_share() == share  # "70%" is grounded in the quote; "2-bit" is not a share
+    again = Check.from_json(check.to_json())  # stored and read back
+    assert again == check
+
+
+def test_a_numeric_claim_is_not_drafted_as_human() -> None:
+    assert _check("reaches at least 90% accuracy").relation is Relation.bound
+
+
+def test_human_fields_only_on_human_checks() -> None:
+    with pytest.raises(ValueError, match="only a human check"):
+        Check.model_validate(
+            {"relation": "bound", "subject": "a", "quantities": [{"name": "a"}],
+             "comparator": "ge", "constant": {"value": 1, "text": "1"}, "human": {}}
+        )  # fmt: skip

@@ -11,7 +11,9 @@ from openrepro.evidence import PROVENANCE_LEVELS, at_least, check_level, stronge
 
 
 def test_levels_are_ordered_weakest_first() -> None:
-    assert PROVENANCE_LEVELS == ("testimony", "self-recorded", "replayed", "attested")
+    assert PROVENANCE_LEVELS == ("testimony", "self-recorded", "reviewed", "replayed", "attested")
+    # an independent human review outranks the participant's own record, not a re-run
+    assert at_least("reviewed", "self-recorded") and not at_least("reviewed", "replayed")
     assert at_least("attested", "replayed") and at_least("replayed", "replayed")
     assert not at_least("self-recorded", "replayed")
     assert not at_least("testimony", "self-recorded")

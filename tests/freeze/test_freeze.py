@@ -114,7 +114,7 @@ def test_freeze_is_complete_deterministic_and_read_only(
     assert first.rows == {
         "papers": 10, "claims": 26, "logbooks": 13, "verdicts": 26, "verdict_edits": 1,
         "claim_edits": 1, "claim_consensus": 16, "paper_outcomes": 10, "participants": 7,
-        "author_responses": 0,
+        "author_responses": 0, "review_tasks": 0, "review_answers": 0,
     }  # fmt: skip
     for name in TABLE_NAMES:
         table = pq.read_table(tmp_path / "a" / "data" / f"{name}.parquet")

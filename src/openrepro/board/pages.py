@@ -10,6 +10,7 @@ import hashlib
 import math
 import re
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -18,6 +19,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from openrepro.board import charts
 from openrepro.board.checks import CHECK_COMMANDS, check_shown, pointer_link
 from openrepro.board.data import PAPER_FILTERS, HomeData, PaperRow
+from openrepro.board.reviews import review_panels
 from openrepro.challenge import ChallengeContext
 from openrepro.outcomes import Stats
 
@@ -149,6 +151,7 @@ class Renderer:
         self.env.globals.update(
             check_shown=check_shown, check_commands=CHECK_COMMANDS, pointer_link=pointer_link
         )
+        self.env.globals["human_reviews"] = partial(review_panels, ctx)  # partials/human_review.html
         self.title = ctx.settings.title or ctx.settings.name
         self.has_recheck = True
 

@@ -96,6 +96,10 @@ def _final_screen(report: DemoReport) -> None:
             for b in report.balances
         )
     )
+    if (h := report.human_review) is not None:
+        skipped = f" [yellow]skipped: {escape(h.skipped)}[/]" if h.skipped else ""
+        console.print(f"human review {escape(h.claim)}: {h.answered} answers in Chromium, "
+                      f"{h.verdict} [{h.rule}] {h.provenance}{skipped}")  # fmt: skip
     seconds = ", ".join(f"{k} {v:.0f}s" for k, v in report.seconds.items())
     console.print(f"time: {seconds}")
     console.print("[bold]next[/]:")

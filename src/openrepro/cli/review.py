@@ -7,8 +7,19 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from openrepro.cli._common import FormatOption, OutputFormat, console, print_json
-from openrepro.review import check_task, create_task, export_task, serve_task
+from openrepro.cli._common import FormatOption, OutputFormat, console, open_from, print_json
+from openrepro.errors import ConfigError
+from openrepro.review import (
+    AnswerLog,
+    StoredAnswerLog,
+    add_reviewer,
+    check_task,
+    create_stored_task,
+    create_task,
+    export_task,
+    load_task,
+    serve_task,
+)
 
 __all__ = ["app"]
 
@@ -17,12 +28,26 @@ app = typer.Typer(help="Human review tasks: judge image pairs, blinded.", no_arg
 
 @app.command("create")
 def create(
+    ctx: typer.Context,
     folder: Path = typer.Argument(..., help="Task folder to create.", file_okay=False),
-    a_dir: Path = typer.Option(..., "--a", help="Folder of the A images.", file_okay=False),
-    b_dir: Path = typer.Option(..., "--b", help="Folder of the B images (same file names)."),
-    question: str = typer.Option(..., "--question", help="What the reviewer answers."),
+    a_dir: Path | None = typer.Option(None, "--a", help="Folder of the A images.", file_okay=False),
+    b_dir: Path | None = typer.Option(None, "--b", help="Folder of the B images (same names)."),
+    question: str = typer.Option("", "--question", help="What the reviewer answers."),
     option: list[str] | None = typer.Option(
         None, "--option", help="An answer (repeatable; default: left, right, same)."
+    ),
+    claim: str = typer.Option(
+        "", "--claim", help="From a stored logbook: the claim <paper>/<key> (a human check)."
+    ),
+    logbook: int | None = typer.Option(None, "--logbook", help="From a stored logbook: its id."),
+    pattern: str = typer.Option(
+        "*", "--pattern", help="Produced files of the method to judge (glob on their paths)."
+    ),
+    baseline: str = typer.Option(
+        "", "--baseline", help="Produced files of the baseline (glob; pairs by file name)."
+    ),
+    reviewer: list[str] | None = typer.Option(
+        None, "--reviewer", help="A registered reviewer's handle (repeatable)."
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the order and of the sides."),
     repeat: float = typer.Option(
@@ -30,7 +55,24 @@ def create(
     ),
     fmt: OutputFormat = FormatOption,
 ) -> None:
-    """Create a task from image pairs matched by file name."""
+    """Create a task: from image pairs matched by file name (--a, --b), or for a claim's human
+    check from the files a stored logbook's recorded runs produced (--claim, --logbook)."""
+    if claim or logbook is not None:
+        if not claim or logbook is None:
+            raise ConfigError("--claim and --logbook go together")
+        challenge = open_from(ctx)
+        made = create_stored_task(challenge, claim, logbook, folder, pattern=pattern,
+                                  baseline=baseline, reviewers=reviewer or [], seed=seed,
+                                  repeat_share=repeat)  # fmt: skip
+        if fmt is OutputFormat.json:
+            print_json(made)
+            return
+        roles = ", ".join(f"{h} ({r})" for h, r in made.reviewers.items())
+        console.print(f"task {escape(made.name)}: {made.items} items for {escape(made.claim)} "
+                      f"in {escape(str(folder))}; reviewers {escape(roles)}")  # fmt: skip
+        return
+    if a_dir is None or b_dir is None or not question:
+        raise ConfigError("give --a, --b and --question (or --claim and --logbook)")
     task = create_task(folder, a_dir, b_dir, question=question, options=option, seed=seed,
                        repeat_share=repeat)  # fmt: skip
     if fmt is OutputFormat.json:
@@ -39,16 +81,32 @@ def create(
     console.print(f"task {escape(task.name)}: {len(task.items)} pairs in {escape(str(folder))}")
 
 
+@app.command("invite")
+def invite(
+    ctx: typer.Context,
+    folder: Path = typer.Argument(..., help="Folder of a task made from a stored logbook."),
+    reviewer: str = typer.Option(..., "--reviewer", help="The registered reviewer's handle."),
+) -> None:
+    """Add a registered reviewer to a stored task (their role follows from who they are)."""
+    role = add_reviewer(open_from(ctx), folder, reviewer)
+    console.print(f"{escape(reviewer)} reviews as {role}")
+
+
 @app.command("serve")
 def serve(
+    ctx: typer.Context,
     folder: Path = typer.Argument(..., help="Task folder.", file_okay=False),
     reviewer: str = typer.Option(..., "--reviewer", help="Who answers (recorded with answers)."),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
     port: int = typer.Option(8765, "--port", help="Port to listen on."),
 ) -> None:
     """Serve the review page: one item at a time, keyboard shortcuts, resumable."""
+    task = load_task(folder)
+    log: AnswerLog | None = None
+    if task.stored_id is not None:  # answers go to the store (and to answers.csv)
+        log = StoredAnswerLog(open_from(ctx), task, reviewer)
     console.print(f"reviewing as {escape(reviewer)} on http://{host}:{port}/ (Ctrl+C to stop)")
-    serve_task(folder, reviewer, host=host, port=port)
+    serve_task(folder, reviewer, host=host, port=port, log=log)
 
 
 @app.command("check")

@@ -37,6 +37,7 @@ from openrepro.claims import (
     list_claims,
     remove_claim,
 )
+from openrepro.demo.review_step import ReviewStepReport, run_review_step
 from openrepro.demo.scenario import (
     ATTEMPTS,
     CLAIMS,
@@ -161,6 +162,7 @@ class DemoReport(BaseModel):
     site: str
     site_pages: int
     seconds: dict[str, float] = Field(default_factory=dict)
+    human_review: ReviewStepReport | None = None  # the perceptual claim (demo/review_step.py)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -459,6 +461,7 @@ def run_demo(
             if row.participant == attempt.handle and row.claim_id == wanted[attempt.paper]
         ]  # fmt: skip
         show.step("stats")
+        human = run_review_step(ctx, work)  # a perceptual claim, reviewed in Chromium
         frozen = freeze_dataset(ctx, folder / "frozen")
         show.step("frozen dataset")
         from openrepro.board import build_board_site
@@ -473,7 +476,7 @@ def run_demo(
             participants=handles, runs=runs, logbooks=len(attempts), verdicts=verdicts,
             judge_calls=judge_calls, recheck=notes, consensus=consensus, stats=stats,
             balances=balances, frozen=frozen, site=str(folder / "site"),
-            site_pages=site.pages, seconds=seconds,
+            site_pages=site.pages, seconds=seconds, human_review=human,
         )  # fmt: skip
     finally:
         if own_client:

@@ -3,6 +3,10 @@
 - ``testimony``: prose written by the participant or its agent; never enough to verify.
 - ``self-recorded``: run cells, metrics and artifacts recorded on the participant's machine,
   internally consistent.
+- ``reviewed``: a human judgement (a ``human`` check) given by reviewers independent of the
+  logbook (organizers, invited reviewers) on files its recorded runs produced
+  (:mod:`openrepro.evidence.human`); stronger than the participant's own review, which is
+  ``self-recorded``, weaker than a re-run: nobody re-ran what produced the files.
 - ``replayed``: openrepro re-ran the recorded command(s) and got matching outputs/metrics.
 - ``attested``: the run happened on infrastructure the participant does not control and openrepro
   fetched its logs from there (an openrepro job, an HF Job).

@@ -42,6 +42,16 @@ Flag = Literal[
     "artifact_changed_after_run",
     "replay_mismatch",
     "attestation_mismatch",
+    # human judgement (openrepro.evidence.human): consistency of the reviewers' answers
+    "needs_human",
+    "too_few_items",
+    "too_few_reviewers",
+    "low_agreement",
+    "low_self_agreement",
+    "inconsistent_repeats",
+    "too_fast",
+    "same_side",
+    "self_reviewed",
 ]
 FLAGS: tuple[Flag, ...] = get_args(Flag)
 

@@ -39,6 +39,7 @@ from openrepro.challenge import ChallengeContext
 from openrepro.errors import FreezeError
 from openrepro.freeze.card import CardInfo, render_card
 from openrepro.freeze.push import PushReport
+from openrepro.freeze.reviews import review_rows
 from openrepro.freeze.tables import TABLES, Column, TableSpec
 from openrepro.identity import LOCAL_ORGANIZER, Actor, reopen, set_frozen
 from openrepro.logbooks.revisions import latest_logbook_ids
@@ -458,6 +459,7 @@ def export_dataset(
             "claim_edits": _claim_edits(session, cid),
             "participants": _participants(session, cid),
         }
+        raw["review_tasks"], raw["review_answers"] = review_rows(session, cid)
     raw["claim_consensus"] = _consensus(ctx)
     raw["paper_outcomes"] = _outcomes(ctx)
     raw["author_responses"] = _author_responses(ctx)

@@ -148,7 +148,9 @@ _VERDICTS = TableSpec(
         ),
         _c("edited", _BOOL, "An organizer edit or re-check changed it (see verdict_edits)."),
         _c(
-            "provenance", _STR, "Provenance level: testimony < self-recorded < replayed < attested."
+            "provenance",
+            _STR,
+            "Provenance level: testimony < self-recorded < reviewed < replayed < attested.",
         ),
         _c("rationale", _STR, "The judge's rationale."),
         _c(
@@ -286,6 +288,51 @@ _AUTHOR_RESPONSES = TableSpec(
     "paper_id, claim",
 )
 
+_REVIEW_TASKS = TableSpec(
+    "review_tasks",
+    "Blinded human review tasks for claims with a human check, with the figures of the answers.",
+    (
+        _c("task_id", _INT, "Internal id of the task (join key of review_answers)."),
+        _c("task", _STR, "Task name."),
+        _c("logbook_id", _INT, "Logbook reviewed (logbooks.logbook_id)."),
+        _c("claim_id", _INT, "Claim (claims.claim_id)."),
+        _c("paper", _STR, "Venue id of the paper."),
+        _c("claim", _STR, "Claim key."),
+        _c("question", _STR, "The question shown to reviewers."),
+        _c("scale", _STR, "usable (one output at a time) | preference (two, blinded sides)."),
+        _c("items", _STR, "The items: files the logbook's recorded runs produced.", json=True),
+        _c("seed", _INT, "Seed of every reviewer's order and sides."),
+        _c("repeat_share", _FLOAT, "Share of items shown twice, for self-agreement."),
+        _c(
+            "figures",
+            _STR,
+            "The decision from the answers (verdict, rule, interval, kappa/alpha, per-reviewer "
+            "self-agreement, flags), reviewers pseudonymised.",
+            json=True,
+        ),
+        _c("created_at", _TIME, "When the task was made."),
+    ),
+    "task_id",
+)
+
+_REVIEW_ANSWERS = TableSpec(
+    "review_answers",
+    "Every answer of every reviewer; reviewers pseudonymised (reviewer-N across the challenge).",
+    (
+        _c("task_id", _INT, "Task (review_tasks.task_id)."),
+        _c("reviewer", _STR, "Pseudonym of the reviewer (the same person has the same one)."),
+        _c("role", _STR, "self | team | organizer | invited (the last two are independent)."),
+        _c("slot", _INT, "Position in the reviewer's schedule."),
+        _c("item", _STR, "Item id."),
+        _c("shown_order", _STR, "AB: A on the left; BA: B on the left."),
+        _c("answer", _STR, "Unblinded answer: A | B | same, or usable | not usable."),
+        _c("repeat", _BOOL, "A repeated item (self-agreement)."),
+        _c("seconds", _FLOAT, "Server time from showing the item to receiving the answer."),
+        _c("answered_at", _TIME, "When."),
+    ),
+    "task_id, reviewer, slot",
+)
+
 #: Every table, in the order of the card.
 TABLES: tuple[TableSpec, ...] = (
     _PAPERS,
@@ -298,4 +345,6 @@ TABLES: tuple[TableSpec, ...] = (
     _OUTCOMES,
     _PARTICIPANTS,
     _AUTHOR_RESPONSES,
+    _REVIEW_TASKS,
+    _REVIEW_ANSWERS,
 )

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
+from openrepro.claims.checks.records import Relation
 from openrepro.claims.records import ClaimView
 from openrepro.claims.values import ReportedValue
 from openrepro.errors import LLMOutputError
@@ -41,6 +42,7 @@ from openrepro.evidence.gather import (
     measurements,
     within_recorded_run,
 )
+from openrepro.evidence.human import HumanReviews, evaluate_human
 from openrepro.evidence.levels import ProvenanceLevel
 from openrepro.evidence.records import FLAGS, Decision, Flag, Measurement, Pointer, Scale
 from openrepro.evidence.relations import evaluate
@@ -258,6 +260,22 @@ def _by_check(
     )  # fmt: skip
 
 
+def _by_human(claim: ClaimView, reviews: HumanReviews | None) -> JudgedClaim:
+    """A ``human`` check decided from the stored answers of its review task (rules H0-H6 of
+    :mod:`openrepro.evidence.human`); the verdict's level is who judged."""
+    assert claim.check is not None
+    result = evaluate_human(claim.check, reviews)
+    flags: list[Flag] = [f for f in FLAGS if f in result.flags]
+    rationale = "; ".join(part for part in (result.description, result.test, result.detail) if part)
+    decision = Decision(verdict=result.verdict, rule=f"K:{result.rule}",
+                        rationale=f"{result.rule_name}: {rationale}", flags=flags)  # fmt: skip
+    return JudgedClaim(
+        claim_id=claim.id, decision=decision, path="deterministic",
+        evidence=list(reviews.files) if reviews else [], provenance=result.level,
+        details=result.model_dump(mode="json"),
+    )  # fmt: skip
+
+
 def judge_claim(
     record: LogbookRecord,
     claim: ClaimView,
@@ -266,13 +284,17 @@ def judge_claim(
     clients: Sequence[LLMClient] = (),
     rel_tol: float = DEFAULT_REL_TOL,
     levels: EvidenceLevels | None = None,
+    reviews: HumanReviews | None = None,
 ) -> JudgedClaim:
     """Judge ``claim`` in ``record`` (see the module docstring). With several ``clients`` (a
     panel of judges) on the LLM path, each extracts on its own and any disagreement between
     their verdicts gives ``inconclusive`` (rule R9). ``levels`` are the standings of the runs
     from stored replays and attestations (:func:`openrepro.provenance.stored_levels`); every
     measurement takes its run's provenance level and the verdict the weakest level it rests on
-    (:mod:`openrepro.evidence.checks`)."""
+    (:mod:`openrepro.evidence.checks`). A claim with a ``human`` check is decided by the
+    ``reviews`` of its review task only (:func:`_by_human`)."""
+    if claim.check is not None and claim.check.relation is Relation.human:
+        return _by_human(claim, reviews)
     found = [m for m in measurements(record, claim.id) if not m.metric.startswith("scale/")]
     if found and claim.check is not None:
         checked = _by_check(record, claim, found, levels)

@@ -25,6 +25,7 @@ from openrepro.challenge import ChallengeContext
 from openrepro.claims.service import claim_view
 from openrepro.errors import NotFoundError
 from openrepro.evidence.checks import stored_levels
+from openrepro.evidence.reviews import answered_since, newest_answers, stored_reviews
 from openrepro.identity.service import ensure_writable
 from openrepro.judge.engine import JUDGE_VERSION, PROMPT_VERSION, judge_claim, judge_config
 from openrepro.llm import LLMClient, Usage
@@ -184,6 +185,7 @@ def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
             select(Claim).where(Claim.paper_id == paper.id, Claim.status == "active")
         ).all()
         levels = stored_levels(session, book.id)
+        reviews, answered = stored_reviews(session, book.id), newest_answers(session, book.id)
         newest = session.scalar(
             select(func.max(Replay.created_at)).where(Replay.logbook_id == book.id)
         )
@@ -201,6 +203,10 @@ def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
                 and newest is not None
                 and not old.edits
                 and _naive_utc(old.created_at) < _naive_utc(newest)
+            ) or (  # a human check with answers newer than its verdict
+                old is not None
+                and claim.id in answered
+                and _naive_utc(old.created_at) < answered[claim.id]
             )
             if old is not None and not stale:
                 rows.append(
@@ -210,7 +216,8 @@ def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
                 )  # fmt: skip
                 continue
             started = time.perf_counter()
-            judged = judge_claim(record, view, clients=clients, levels=levels)
+            judged = judge_claim(record, view, clients=clients, levels=levels,
+                                 reviews=reviews.get(claim.id))  # fmt: skip
             usage.add(judged.usage)
             decision = judged.decision
             values = dict(
@@ -273,6 +280,9 @@ def judge_logbooks(
     report = JudgeReport(judge_config=judge_config(model))
     targets = judge_targets(ctx, logbook_ids, paper)
     done = judged_already(ctx, targets, report.judge_config)
+    with ctx.store.session() as session:  # new review answers make a logbook's verdicts stale
+        for book in answered_since(session, done, report.judge_config):
+            done.pop(book)
     for logbook_id in targets:
         if logbook_id in done:
             rows, usage = done[logbook_id], Usage()

@@ -1,6 +1,8 @@
 """Human review tasks: image pairs judged by people on a small blinded page, answers in an
 append-only CSV, agreement checks (self-agreement, Cohen's κ, Krippendorff's alpha), and export to a
-logbook as human-judged evidence."""
+logbook as human-judged evidence. Tasks made from a stored logbook for a claim's ``human`` check
+(:mod:`openrepro.review.stored`) keep their reviewers and every answer in the store, where the
+judge reads them (:mod:`openrepro.evidence.human`)."""
 
 from openrepro.review.agreement import cohen_kappa, krippendorff_alpha, percent_agreement
 from openrepro.review.check import (
@@ -11,6 +13,15 @@ from openrepro.review.check import (
     export_task,
 )
 from openrepro.review.server import create_app, serve_task
+from openrepro.review.stored import (
+    ItemSource,
+    StoredAnswerLog,
+    StoredTask,
+    add_reviewer,
+    create_stored_task,
+    reviewer_role,
+    select_items,
+)
 from openrepro.review.task import (
     Answer,
     AnswerLog,
@@ -26,21 +37,28 @@ from openrepro.review.task import (
 __all__ = [
     "Answer",
     "AnswerLog",
+    "ItemSource",
     "PairAgreement",
     "ReviewCheck",
     "ReviewOption",
     "ReviewTask",
     "ReviewerSummary",
     "Slot",
+    "StoredAnswerLog",
+    "StoredTask",
+    "add_reviewer",
     "check_task",
     "cohen_kappa",
     "create_app",
+    "create_stored_task",
     "create_task",
     "export_task",
     "krippendorff_alpha",
     "load_task",
     "percent_agreement",
     "read_answers",
+    "reviewer_role",
     "schedule",
+    "select_items",
     "serve_task",
 ]

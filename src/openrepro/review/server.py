@@ -5,7 +5,11 @@ Content-Security-Policy says so), Jinja2 with autoescape, answers only from this
 page (a per-start form token and an ``Origin`` check stop cross-site form posts), images under
 opaque ids (the source is hidden), keyboard shortcuts (the option keys), progress, and
 resumption: the next slot is the first of the reviewer's schedule without an answer in
-answers.csv.
+answers.csv (or, for a stored task, in the store).
+
+Time per item: the server notes (monotonic clock) when it sends the page showing a slot and,
+when the answer to that slot arrives, records the seconds in between with the answer; an answer
+to a slot shown before a restart gets no time.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -47,8 +52,8 @@ button { font-size: 1.1rem; margin: 0.3rem; } kbd { border: 1px solid #999; padd
 <div class="pair">
   <figure><img id="left" src="/img/{{ left }}" alt="left image"><figcaption>left</figcaption>
   </figure>
-  <figure><img id="right" src="/img/{{ right }}" alt="right image"><figcaption>right
-  </figcaption></figure>
+  {% if right %}<figure><img id="right" src="/img/{{ right }}" alt="right image"><figcaption>right
+  </figcaption></figure>{% endif %}
 </div>
 <form id="answer" method="post" action="/answer">
   <input type="hidden" name="slot" value="{{ slot.slot }}">
@@ -107,18 +112,22 @@ def same_origin(request: Request) -> bool:
     return parts.scheme in ("http", "https") and parts.netloc == host
 
 
-def create_app(folder: Path, reviewer: str) -> FastAPI:
-    """The review page of the task in ``folder`` for ``reviewer``."""
+def create_app(folder: Path, reviewer: str, log: AnswerLog | None = None) -> FastAPI:
+    """The review page of the task in ``folder`` for ``reviewer``; answers go to ``log``
+    (default: the task's answers.csv; a stored task passes its store-backed log)."""
     if not reviewer.strip():
         raise ConfigError("a reviewer name is required")
     task = load_task(folder)
     slots = schedule(task, reviewer)
-    log = AnswerLog(task)
+    log = log if log is not None else AnswerLog(task)
+    shown: dict[int, float] = {}
     secret = hashlib.sha256(f"{task.created_at}\0{task.seed}\0{folder.resolve()}".encode()).digest()
     files: dict[str, Path] = {}
     tokens: dict[tuple[str, str], str] = {}
     for item in task.items:
         for side, path in (("A", item.a), ("B", item.b)):
+            if not path:
+                continue
             token = hmac.new(secret, f"{item.id}\0{side}".encode(), "sha256").hexdigest()[:24]
             files[token] = Path(path)
             tokens[(item.id, side)] = token
@@ -140,8 +149,10 @@ def create_app(folder: Path, reviewer: str) -> FastAPI:
         slot = next((s for s in slots if s.slot not in answered), None)
         left = right = ""
         if slot is not None:
-            left = tokens[(slot.item, slot.order[0])]
-            right = tokens[(slot.item, slot.order[1])]
+            left = tokens.get((slot.item, slot.order[0]), "")
+            right = tokens.get((slot.item, slot.order[1]), "")
+            left, right = (left or right), (right if left else "")  # a single output: left
+            shown[slot.slot] = time.monotonic()
         html = _PAGE.render(task=task, slot=slot, done=len(answered), total=len(slots), csrf=csrf,
                             left=left, right=right, options=list(options.items()))  # fmt: skip
         return secure(HTMLResponse(html))
@@ -157,7 +168,9 @@ def create_app(folder: Path, reviewer: str) -> FastAPI:
             raise HTTPException(status_code=403, detail="cross-site or stale form: reload the page")
         if not 0 <= slot < len(slots) or choice not in options:
             raise HTTPException(status_code=400, detail="unknown slot or answer")
-        log.record(slots[slot], reviewer, choice)
+        started = shown.pop(slot, None)
+        seconds = None if started is None else time.monotonic() - started
+        log.record(slots[slot], reviewer, choice, seconds)
         return secure(RedirectResponse("/", status_code=303))
 
     @app.get("/img/{token}")
@@ -175,8 +188,15 @@ def create_app(folder: Path, reviewer: str) -> FastAPI:
     return app
 
 
-def serve_task(folder: Path, reviewer: str, *, host: str = "127.0.0.1", port: int = 8765) -> None:
+def serve_task(
+    folder: Path,
+    reviewer: str,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    log: AnswerLog | None = None,
+) -> None:
     """Serve the review page until interrupted."""
     import uvicorn
 
-    uvicorn.run(create_app(folder, reviewer), host=host, port=port, log_level="warning")
+    uvicorn.run(create_app(folder, reviewer, log), host=host, port=port, log_level="warning")

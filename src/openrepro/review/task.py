@@ -5,7 +5,15 @@ A task is a folder::
 
     task.json      the task: name, question, options, seed, share of repeated items
     items.csv      item,a,b: one row per pair (absolute paths of the A and B images)
-    answers.csv    slot,item,shown_order,answer,shown_answer,reviewer,time,repeat
+    answers.csv    slot,item,shown_order,answer,shown_answer,reviewer,time,repeat,seconds
+
+An item is a pair (``a``, ``b``) or a single output (``b`` empty: one image shown, for a
+``usable``/``not usable`` question). A task made from a stored logbook
+(:mod:`openrepro.review.stored`) also records its ``stored_id``: its answers then go to the
+store first (one transaction each), and to answers.csv as a copy.
+
+**Time per item** (``seconds``): measured by the server, from sending the page that shows the
+slot to receiving its answer (monotonic clock; empty when the server restarted in between).
 
 **Schedule.** Each reviewer gets every item once in a shuffled order, then a share
 (``repeat_share``) of the items again (for self-agreement); the sides of each slot are drawn
@@ -47,6 +55,7 @@ __all__ = [
     "ReviewTask",
     "Slot",
     "create_task",
+    "create_task_from_items",
     "load_task",
     "schedule",
 ]
@@ -56,7 +65,10 @@ ITEMS_FILE = "items.csv"
 ANSWERS_FILE = "answers.csv"
 ANSWER_FIELDS = (
     "slot", "item", "shown_order", "answer", "shown_answer", "reviewer", "time", "repeat",
+    "seconds",
 )  # fmt: skip
+#: the fields every answer line has (files written before ``seconds`` existed lack it)
+_REQUIRED_FIELDS = ANSWER_FIELDS[:-1]
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
 SIDES = ("left", "right")
 
@@ -69,7 +81,7 @@ class ReviewOption(BaseModel):
 class ReviewItem(BaseModel):
     id: str  # the shared file name
     a: str
-    b: str
+    b: str = ""  # "" for a single output
 
 
 class ReviewTask(BaseModel):
@@ -79,6 +91,7 @@ class ReviewTask(BaseModel):
     seed: int = 0
     repeat_share: float = Field(default=0.1, ge=0, le=1)
     created_at: str = ""
+    stored_id: int | None = None  # the task's row in the store (answers stored there too)
     items: list[ReviewItem] = Field(default_factory=list, exclude=True)
     folder: Path = Field(default=Path("."), exclude=True)
 
@@ -103,6 +116,7 @@ class Answer(BaseModel):
     reviewer: str
     time: str
     repeat: bool = False
+    seconds: float | None = None  # page sent -> answer received, by the server's clock
 
 
 def _options(labels: list[str]) -> list[ReviewOption]:
@@ -143,12 +157,32 @@ def create_task(
     shared = sorted(set(a_files) & set(b_files))
     if not shared:
         raise ConfigError(f"no image file name is in both {a_dir} and {b_dir}")
+    items = [ReviewItem(id=n, a=str(a_files[n]), b=str(b_files[n])) for n in shared]
+    return create_task_from_items(folder, items, question=question, options=options, name=name,
+                                  seed=seed, repeat_share=repeat_share)  # fmt: skip
+
+
+def create_task_from_items(
+    folder: Path,
+    items: list[ReviewItem],
+    *,
+    question: str,
+    options: list[str] | None = None,
+    name: str = "",
+    seed: int = 0,
+    repeat_share: float = 0.1,
+    stored_id: int | None = None,
+) -> ReviewTask:
+    """A task of the given items (pairs, or single outputs with ``b`` empty)."""
+    if (folder / TASK_FILE).exists():
+        raise ConfigError(f"{folder / TASK_FILE} exists; refusing to overwrite a task")
+    if not items:
+        raise ConfigError("a review task needs at least one item")
     task = ReviewTask(
         name=name or folder.name, question=question,
         options=_options(options or ["left", "right", "same"]), seed=seed,
         repeat_share=repeat_share, created_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        items=[ReviewItem(id=n, a=str(a_files[n]), b=str(b_files[n])) for n in shared],
-        folder=folder,
+        stored_id=stored_id, items=items, folder=folder,
     )  # fmt: skip
     folder.mkdir(parents=True, exist_ok=True)
     (folder / TASK_FILE).write_text(task.model_dump_json(indent=2) + "\n", encoding="utf-8")
@@ -206,12 +240,14 @@ def read_answers(path: Path) -> list[Answer]:
         text = text[: text.rfind("\n") + 1]
     out: list[Answer] = []
     for row in csv.DictReader(io.StringIO(text)):
-        if None in row.values() or len(row) != len(ANSWER_FIELDS):
+        if None in row.values() or any(row.get(f) is None for f in _REQUIRED_FIELDS):
             continue
+        seconds = row.get("seconds") or ""
         out.append(
             Answer(slot=int(row["slot"]), item=row["item"], shown_order=row["shown_order"],
                    answer=row["answer"], shown_answer=row["shown_answer"],
-                   reviewer=row["reviewer"], time=row["time"], repeat=row["repeat"] == "1")
+                   reviewer=row["reviewer"], time=row["time"], repeat=row["repeat"] == "1",
+                   seconds=float(seconds) if seconds else None)
         )  # fmt: skip
     return out
 
@@ -246,7 +282,9 @@ class AnswerLog:
     def answered(self, reviewer: str) -> set[int]:
         return {a.slot for a in self.answers if a.reviewer == reviewer}
 
-    def record(self, slot: Slot, reviewer: str, shown_answer: str) -> Answer | None:
+    def record(
+        self, slot: Slot, reviewer: str, shown_answer: str, seconds: float | None = None
+    ) -> Answer | None:
         """Append the answer to ``slot`` unless it has one already (then None)."""
         with self._lock:
             if slot.slot in self.answered(reviewer):
@@ -255,15 +293,26 @@ class AnswerLog:
                 slot=slot.slot, item=slot.item, shown_order=slot.order,
                 answer=unblind(shown_answer, slot.order), shown_answer=shown_answer,
                 reviewer=reviewer, time=datetime.now(UTC).isoformat(timespec="milliseconds"),
-                repeat=slot.repeat,
+                repeat=slot.repeat, seconds=None if seconds is None else round(seconds, 3),
             )  # fmt: skip
-            buffer = io.StringIO()
-            values = answer.model_dump()
-            values["repeat"] = "1" if answer.repeat else "0"
-            csv.writer(buffer, lineterminator="\n").writerow([values[f] for f in ANSWER_FIELDS])
-            self._append(buffer.getvalue())
-            self.answers.append(answer)
+            if not self.keep(answer):
+                return None
+            self.write_line(answer)
             return answer
+
+    def keep(self, answer: Answer) -> bool:
+        """Where an answer goes before answers.csv (the store, for a stored task); False when
+        the answer is refused there (the slot was answered already)."""
+        return True
+
+    def write_line(self, answer: Answer) -> None:
+        buffer = io.StringIO()
+        values: dict[str, object] = answer.model_dump()
+        values["repeat"] = "1" if answer.repeat else "0"
+        values["seconds"] = "" if answer.seconds is None else answer.seconds
+        csv.writer(buffer, lineterminator="\n").writerow([values[f] for f in ANSWER_FIELDS])
+        self._append(buffer.getvalue())
+        self.answers.append(answer)
 
 
 def task_summary_json(data: object) -> str:

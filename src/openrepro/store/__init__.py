@@ -6,6 +6,7 @@ from openrepro.store import (  # noqa: F401
     tables_jobs,
     tables_organizer,
     tables_provenance,
+    tables_review,
 )
 from openrepro.store.db import Store, head_revision, make_engine, normalize_url
 from openrepro.store.models import (

@@ -25,6 +25,12 @@ gets at most one relation, tried in this order (first match wins), and several c
 | D10 | "similar", "comparable", "roughly equivalent", "about the same", "on par" | comparable |
 | D11 | "outperforms", "better / higher / lower than", "surpasses", "best / lowest" | ordering |
 
+Before them (and before the vagueness test), rule **H1**: a perceptual phrasing ("visually",
+"perceptual", "look(s)", "usable", "faithful", "human evaluators", "preferred by", "readable",
+"realistic", "image quality") makes the whole quote a ``human`` check with a default question:
+``preference`` (two sides) when it compares ("than", "over", "preferred", "compared to"),
+else ``usable``; a percentage in the quote (":N% of the images") is its decision share.
+
 Around a clause: "across / for / on all <datasets, sizes, ...>", "always", "for every k",
 "on both <settings>" wrap it in ``for_all`` (open-ended for a variable such as "every k" or "all
 sizes", finite otherwise), "can" wraps it in ``exists``, "both A and B <verb>" and "both in X and
@@ -65,6 +71,8 @@ from openrepro.claims.checks.records import (
     Constant,
     Direction,
     GrowthLaw,
+    HumanJudgement,
+    HumanScale,
     Origin,
     Quantity,
     Relation,
@@ -1118,12 +1126,56 @@ def _annotate(check: Check, dataset: str) -> Check:
     )
 
 
+_PERCEPTUAL = re.compile(
+    r"\b(?:visual(?:ly)?|perceptual(?:ly)?|perceiv\w*|looks?(?:\s+(?:good|better|worse|"
+    r"natural|similar|the same))|usable|unusable|faithful\w*|human (?:evaluat\w*|judg\w*|"
+    r"raters?|study|studies|preference\w*)|preferred by|readab\w*|realistic|image quality|"
+    r"recogni[sz]able|legib\w*|fluen(?:t|cy)|coheren(?:t|ce))\b",
+    re.IGNORECASE,
+)
+_COMPARES = re.compile(
+    r"\b(?:than|over|prefer\w*|compared (?:to|with)|versus|vs\.?|relative to)\b", re.IGNORECASE
+)
+
+
+def _human(text: str) -> Check | None:
+    """Rule H1 (module docstring): a human check for a perceptual phrasing, or None."""
+    if not _PERCEPTUAL.search(text):
+        return None
+    preference = bool(_COMPARES.search(text))
+    shares = [m for m in find_numbers(text) if m.unit == "%" and 0 < m.value < 100]
+    constant = Constant(value=shares[0].value, text=shares[0].text) if len(shares) == 1 else None
+    scale = HumanScale.preference if preference else HumanScale.usable
+    question = (
+        "Which of the two outputs is better?"
+        if preference
+        else "Is this output usable for what it is meant for?"
+    )
+    return Check(
+        relation=Relation.human,
+        constant=constant,
+        human=HumanJudgement(question=question, scale=scale),
+        note="judged by people: " + text[:200],
+    )
+
+
 def draft_check(quote: str, *, claim_id: str = "", scale: Scale | None = None) -> Draft:
     """A check for ``quote`` by the rules of the module docstring, or None with the reason."""
     text, _ = normalize_with_map(quote)
     text = text.strip()
     if not text:
         return Draft(reason="empty quote")
+    human = _human(text)
+    if human is not None:
+        human = human.model_copy(
+            update={"origin": Origin.rules, "quote": quote, "rule": "H1", "scale": scale or Scale()}
+        )
+        problems = grounding_problems(human, quote)
+        if problems:
+            human = human.model_copy(update={"constant": None})
+        if claim_id:
+            human = human.for_claim(claim_id)
+        return Draft(check=human, rule="H1")
     vague = _VAGUE.search(text)
     if vague:
         return Draft(reason=f"vague or unsupported phrasing {vague.group(0)!r}: no rule applies")

@@ -95,7 +95,8 @@ class DrafterReport(BaseModel):
     quantities_accuracy: float
     constants_accuracy: float
     direction_accuracy: float
-    #: labels marked ``human`` that still got a check (a drafter should abstain there)
+    #: labels marked ``human`` that got a check code would decide (a drafter should abstain or
+    #: draft a ``human`` check there)
     human_drafted: int = 0
     by_origin: dict[str, int] = Field(default_factory=dict)
     confusion: dict[str, dict[str, int]] = Field(default_factory=dict)
@@ -219,7 +220,9 @@ def evaluate_drafter(
         quantities_accuracy=_ratio(sum(c.quantities_ok for c in drafted), len(drafted)),
         constants_accuracy=_ratio(sum(c.constants_ok for c in drafted), len(drafted)),
         direction_accuracy=_ratio(sum(c.direction_ok for c in drafted), len(drafted)),
-        human_drafted=sum(c.gold == Relation.human.value for c in drafted),
+        human_drafted=sum(
+            c.gold == Relation.human.value and c.drafted != Relation.human.value for c in drafted
+        ),
         by_origin=by_origin,
         confusion=confusion,
         per_relation=per_relation,
@@ -236,7 +239,7 @@ def render_report(report: DrafterReport) -> str:
         f"(top relation {report.top_relation_accuracy:.1%}), quantities "
         f"{report.quantities_accuracy:.1%}, constants {report.constants_accuracy:.1%}, "
         f"direction {report.direction_accuracy:.1%}",
-        f"  human-only claims given a check: {report.human_drafted}; by origin: "
+        f"  human-only claims given a check code decides: {report.human_drafted}; by origin: "
         + (", ".join(f"{k} {v}" for k, v in sorted(report.by_origin.items())) or "none"),
     ]
     columns = [*sorted({d for row in report.confusion.values() for d in row} - {NONE}), NONE]

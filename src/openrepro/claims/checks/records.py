@@ -7,6 +7,9 @@ the **scale** the paper used. Every number in it is a :class:`Constant` that car
 was read from, so that :mod:`openrepro.claims.checks.grounding` can verify it against the claim's
 verbatim quote. Conjunctions (``all_of``) and quantified statements (``for_all``, ``exists``)
 nest checks: ``parts`` holds the conjuncts, ``inner`` the statement quantified over a sweep.
+A ``human`` check carries its :class:`HumanJudgement` (the question shown to reviewers, the answer
+scale, the decision share, the minimum items and reviewers, the minimum agreement); a stored
+human check without one reads with the defaults (:meth:`Check.judgement`).
 
 Checks are stored as JSON (:meth:`Check.to_json` / :meth:`Check.from_json`) with a format version
 (:data:`CHECK_FORMAT`) and a per-claim ``revision`` that grows with each edit.
@@ -19,7 +22,15 @@ import re
 from enum import Enum, StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
 
 from openrepro.claims.values import Scale
 from openrepro.errors import CheckError
@@ -28,12 +39,16 @@ __all__ = [
     "APPROX_DIFF_REL_TOL",
     "APPROX_REL_TOL",
     "CHECK_FORMAT",
+    "DEFAULT_HUMAN_SHARE",
     "DEFAULT_REL_TOL",
+    "HUMAN_ANSWERS",
     "Check",
     "Comparator",
     "Constant",
     "Direction",
     "GrowthLaw",
+    "HumanJudgement",
+    "HumanScale",
     "Origin",
     "Quantity",
     "Relation",
@@ -101,6 +116,56 @@ class GrowthLaw(StrEnum):
     quadratic = "quadratic"  # y = a + b x^2
     power = "power"  # y = a x^p (``constant`` is the exponent p when the paper states one)
     sublinear = "sublinear"  # y = a x^p with p < 1
+
+
+class HumanScale(StrEnum):
+    """How reviewers answer a human check."""
+
+    usable = "usable"  # one output at a time: "usable" or "not usable"
+    preference = "preference"  # two outputs, blinded sides: which is better (or "same")
+
+
+#: the answers of each scale, as stored (unblinded); the first is the claimed side
+HUMAN_ANSWERS: dict[HumanScale, tuple[str, ...]] = {
+    HumanScale.usable: ("usable", "not usable"),
+    HumanScale.preference: ("B", "A", "same"),
+}
+#: the decision share when neither the quote nor an organizer sets one
+DEFAULT_HUMAN_SHARE: dict[HumanScale, float] = {HumanScale.usable: 0.8, HumanScale.preference: 0.5}
+
+
+class HumanJudgement(BaseModel):
+    """How people decide a ``human`` check (evaluated by :mod:`openrepro.evidence.human`).
+
+    ``usable``: each item is one output of the claim's method; the claim holds when the share of
+    items judged ``usable`` is at least the decision share. ``preference``: each item is a pair,
+    A the baseline's output and B the method's (shown on random sides); the claim holds when the
+    share of items where B is preferred is at least the share (default: more than half). The
+    share is the check's grounded ``constant`` when the quote states one ("80% of the images"),
+    else ``share`` (set by an organizer), else :data:`DEFAULT_HUMAN_SHARE`.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = ""  # shown to reviewers; "" = the scale's default question
+    scale: HumanScale = HumanScale.usable
+    share: float | None = Field(default=None, gt=0, lt=1)
+    min_items: int = Field(default=20, ge=1)  # distinct items judged by the counted reviewers
+    min_reviewers: int = Field(default=1, ge=1)
+    #: each counted reviewer's agreement with themself on repeated items (reviewers below it are
+    #: left out of the decision, and named)
+    min_self_agreement: float = Field(default=0.8, ge=0, le=1)
+    #: Cohen's kappa (two reviewers) or Krippendorff's alpha (more) among the counted reviewers
+    min_agreement: float = Field(default=0.4, ge=-1, le=1)
+    #: an answer given sooner than this after the item was shown is flagged as too fast
+    min_seconds: float = Field(default=1.0, ge=0)
+
+    def shown_question(self) -> str:
+        if self.question:
+            return self.question
+        if self.scale is HumanScale.preference:
+            return "Which of the two is better?"
+        return "Is this output usable?"
 
 
 class Origin(StrEnum):
@@ -200,6 +265,17 @@ class Check(BaseModel):
     quote: str = ""  # the verbatim quote the constants are grounded in
     rule: str = ""  # the drafting rule (or "llm", "organizer") that produced it
     note: str = ""
+    #: a human check: how people judge it (None: the defaults, see :meth:`judgement`)
+    human: HumanJudgement | None = None
+
+    @model_serializer(mode="wrap")
+    def _stored_form(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """No ``human`` key for a check without human fields: stored checks keep the form they
+        had before human checks carried fields."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("human", 0) is None:
+            del data["human"]
+        return data
 
     @model_validator(mode="after")
     def _consistent(self) -> Check:
@@ -223,6 +299,21 @@ class Check(BaseModel):
             for q in node.quantities:
                 seen.setdefault(q.name, q)
         return list(seen.values())
+
+    def judgement(self) -> HumanJudgement:
+        """How people judge this ``human`` check (its own fields, else the defaults)."""
+        return self.human if self.human is not None else HumanJudgement()
+
+    def human_share(self) -> float:
+        """The decision share of a ``human`` check: the grounded constant (a percentage is read
+        as its hundredth), else the organizer's ``share``, else the scale's default."""
+        judgement = self.judgement()
+        if self.constant is not None:
+            value = self.constant.value
+            return value / 100 if value > 1 else value
+        if judgement.share is not None:
+            return judgement.share
+        return DEFAULT_HUMAN_SHARE[judgement.scale]
 
     def nodes(self) -> list[Check]:
         """This check and every nested one, depth first."""
@@ -371,6 +462,10 @@ def _problems(check: Check) -> list[str]:
         problems.append("all_of needs at least two parts")
     if r not in {Relation.for_all, Relation.exists} and check.inner is not None:
         problems.append("only for_all and exists have an inner check")
+    if r is not Relation.human and check.human is not None:
+        problems.append("only a human check has human judgement fields")
+    if r is Relation.human and check.constant is not None and not 0 < check.constant.value < 100:
+        problems.append("a human check's constant is a share of items (0 to 100%)")
     return problems
 
 
@@ -451,7 +546,13 @@ def _describe(check: Check) -> str:
         return f"for some {check.sweep or 'point'}: {inner}"
     if r is Relation.all_of:
         return " and ".join(f"({_describe(p)})" for p in check.parts)
-    return f"human judgement: {check.note or check.quote}"
+    judgement = check.judgement()
+    answer = "B preferred" if judgement.scale is HumanScale.preference else "usable"
+    return (
+        f"human judgement ({judgement.scale.value}): share of items judged {answer} >= "
+        f"{check.human_share():.0%}, by >= {judgement.min_reviewers} reviewer(s) on >= "
+        f"{judgement.min_items} items: {judgement.shown_question()}"
+    )
 
 
 Check.model_rebuild()
