@@ -1,8 +1,11 @@
 """Judging one claim in one logbook: the deterministic path first, the LLM path only when the
 logbook did not log the claim's values as the instructions ask.
 
-Deterministic path: the metrics ``claims/<claim-id>/<metric>`` logged during successful recorded
-runs are compared with the claim's reported values by code (:mod:`openrepro.evidence.decide`).
+Check path: a claim with a check is judged by its relation over the values bound to its
+quantities (exact key, the participant's evidence map, name matching:
+:mod:`openrepro.evidence.binding`), each read by code at its pointer. Deterministic path: the
+metrics ``claims/<claim-id>/<metric>`` logged during successful recorded runs are compared with
+the claim's reported values by code (:mod:`openrepro.evidence.decide`).
 LLM path: the model sees the claim and a numbered list of evidence items (metrics, output lines,
 files) and answers which items hold the measured value and what it is; the schema only admits
 existing item numbers, and code re-checks that each selected item really holds that value
@@ -21,7 +24,7 @@ from pydantic import BaseModel, Field, create_model
 from openrepro.claims.records import ClaimView
 from openrepro.claims.values import ReportedValue
 from openrepro.errors import LLMOutputError
-from openrepro.evidence.binding import bind_check
+from openrepro.evidence.binding import CheckBinding, Locate, bind_claim
 from openrepro.evidence.checks import EvidenceLevels, apply_levels, verdict_level
 from openrepro.evidence.decide import (
     DEFAULT_REL_TOL,
@@ -229,19 +232,27 @@ def _by_check(
     claim: ClaimView,
     found: list[Measurement],
     levels: EvidenceLevels | None,
-) -> JudgedClaim | None:
+    locate: Locate | None,
+) -> tuple[JudgedClaim | None, CheckBinding]:
     """The claim judged by its check (rule ``K``: the check's own rule decides, see
     :mod:`openrepro.evidence.relations`), or None when nothing that counts binds any of its
-    quantities (the comparison of reported values then applies, R1-R9)."""
+    quantities (the comparison of reported values then applies, R1-R9); with the binding of
+    every quantity (:func:`~openrepro.evidence.binding.bind_claim`: exact key, evidence map,
+    name match)."""
     assert claim.check is not None
-    leveled, provenance_flags = apply_levels(record, claim.id, found, levels)
-    usable = [m for m in leveled if m.within_run and m.run_ok and m.level != "testimony"]
-    bound, used = bind_check(claim.check, usable)
+    binding = bind_claim(record, claim.id, claim.check, found, claim_key=claim.key,
+                         locate=locate, levels=levels,
+                         hints=[v.metric for v in claim.reported])  # fmt: skip
+    bound, used = binding.bound, binding.used
     if not bound:
-        return None
+        return None, binding
     values = [v for b in bound for v in [*b.seeds, *(y for _, y in b.points)]]
     if any(units_disagree(reported, values) for reported in claim.reported):
-        return None  # a percentage against fractions: the comparison's R4 says so
+        # a percentage against fractions: the comparison's R4 says so, on what was bound
+        if all(b.how in ("key", "unbound") for b in binding.bindings):
+            return None, binding
+        return _finish(record, claim, used, "deterministic", DEFAULT_REL_TOL, Usage(),
+                       levels), binding  # fmt: skip
     ratio = scale_ratio(_paper_scale(claim), _logbook_scale(record, claim.id))
     reduced = ratio is not None and ratio >= SCALE_FACTOR
     result = evaluate(claim.check, bound, reduced_scale=reduced)
@@ -250,12 +261,26 @@ def _by_check(
     decision = Decision(verdict=result.verdict, rule=f"K:{result.rule}",
                         rationale=f"{result.rule_name}: {rationale}", flags=flags)  # fmt: skip
     extra = _extra_flags(record, claim, decision.verdict)
-    decision.flags = list(dict.fromkeys([*decision.flags, *provenance_flags, *extra]))
+    decision.flags = list(dict.fromkeys([*decision.flags, *binding.flags, *extra]))
+    details = result.model_dump(mode="json")
+    details["bindings"] = [b.model_dump(mode="json") for b in binding.bindings]
     return JudgedClaim(
         claim_id=claim.id, decision=decision, path="deterministic",
         evidence=[m.pointer for m in used], measured=[m.value for m in used],
-        provenance=verdict_level(used), details=result.model_dump(mode="json"),
-    )  # fmt: skip
+        provenance=verdict_level(used), details=details,
+    ), binding  # fmt: skip
+
+
+def _with_bindings(judged: JudgedClaim, binding: CheckBinding | None) -> JudgedClaim:
+    """A fallback verdict (R1-R9) that still says how each quantity was (not) bound, with the
+    flags binding raised (an evidence-map entry that bound nothing)."""
+    if binding is None or not binding.bindings:
+        return judged
+    extra = [f for f in binding.flags if f == "map_entry_unbound"]
+    judged.decision.flags = list(dict.fromkeys([*judged.decision.flags, *extra]))
+    bindings = [b.model_dump(mode="json") for b in binding.bindings]
+    judged.details = {**judged.details, "bindings": bindings}
+    return judged
 
 
 def judge_claim(
@@ -266,25 +291,30 @@ def judge_claim(
     clients: Sequence[LLMClient] = (),
     rel_tol: float = DEFAULT_REL_TOL,
     levels: EvidenceLevels | None = None,
+    locate: Locate | None = None,
 ) -> JudgedClaim:
     """Judge ``claim`` in ``record`` (see the module docstring). With several ``clients`` (a
     panel of judges) on the LLM path, each extracts on its own and any disagreement between
     their verdicts gives ``inconclusive`` (rule R9). ``levels`` are the standings of the runs
     from stored replays and attestations (:func:`openrepro.provenance.stored_levels`); every
     measurement takes its run's provenance level and the verdict the weakest level it rests on
-    (:mod:`openrepro.evidence.checks`)."""
+    (:mod:`openrepro.evidence.checks`). A claim with a check is judged by it whenever any of
+    its quantities binds, by exact key, evidence map or name match; ``locate`` finds the stored
+    bytes of the logbook's files (without it, no table file is read)."""
     found = [m for m in measurements(record, claim.id) if not m.metric.startswith("scale/")]
-    if found and claim.check is not None:
-        checked = _by_check(record, claim, found, levels)
+    binding: CheckBinding | None = None
+    if claim.check is not None:
+        checked, binding = _by_check(record, claim, found, levels, locate)
         if checked is not None:
             return checked
     if found:
-        return _finish(record, claim, found, "deterministic", rel_tol, Usage(), levels)
+        return _with_bindings(
+            _finish(record, claim, found, "deterministic", rel_tol, Usage(), levels), binding
+        )
     panel = [*([client] if client is not None else []), *clients]
     if not panel:
-        return _finish(record, claim, [], "deterministic", rel_tol, Usage(), levels).model_copy(
-            update={"path": "none"}
-        )
+        alone = _finish(record, claim, [], "deterministic", rel_tol, Usage(), levels)
+        return _with_bindings(alone.model_copy(update={"path": "none"}), binding)
     judged = []
     for judge in panel:
         extracted, usage = _llm_measurements(judge, record, claim)
@@ -302,4 +332,4 @@ def judge_claim(
         )
         first.evidence, first.measured = [], []
         first.provenance = "testimony"
-    return first
+    return _with_bindings(first, binding)
