@@ -208,9 +208,12 @@ def test_a_map_with_a_bad_row_or_column_binds_nothing_and_says_why(
     assert "no column 'acc'" in reasons["apt"]
     assert "holds 'ours', not a number" in reasons["baseline"]
     got = _judged(challenge, report.logbook_id)
-    # the map names the quantity, so the map decides: no fall-back to the matching column
-    assert got["C1"]["verdict"] == "inconclusive" and "map_entry_unbound" in got["C1"]["flags"]
-    assert got["C2"]["verdict"] == "inconclusive"
+    # a wrong map hides no evidence: name matching still binds the CSV's accuracy column, and
+    # the verdict says the map was wrong
+    assert got["C1"]["verdict"] == "verified" and "map_entry_unbound" in got["C1"]["flags"]
+    subject = _binding(got["C1"], "subject")
+    assert subject["how"] == "match" and "instead outputs/results.csv" in subject["reason"]
+    assert got["C2"]["verdict"] == "inconclusive" and "map_entry_unbound" in got["C2"]["flags"]
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,8 @@ that succeeded, at a provenance level above testimony
    a successful recorded run produced or printed, at one row, at the rows matching
    ``column = value``, or at every row. The map is testimony, only a pointer: an entry pointing
    at a file no run produced, a missing row or column, or a cell that is not a number binds
-   nothing, with its reason and the flag ``map_entry_unbound``. A quantity the map names is
-   bound by the map or not at all.
+   nothing, with its reason and the flag ``map_entry_unbound``; name matching then still
+   applies, so a wrong map hides no evidence.
 3. **match**: code matches the quantity's name to the tables of successful runs and to metric
    names (:func:`_match`): a column named as the quantity (every row a seed, unless a label
    column tells rows of several things apart), a label column (``method``) whose value is the
@@ -455,17 +455,26 @@ def bind_claim(
         sweep = sweeps.get(quantity.name)
         mapped = record.evidence_map.pointers(claim_id, claim_key, quantity.name) if (
             record.evidence_map is not None) else []  # fmt: skip
+        problem = ""
         if mapped:
-            _bind_mapped(record, claim_id, tables, quantity, mapped, sweep is not None, levels,
-                         result)  # fmt: skip
-            continue
+            problem = _bind_mapped(record, claim_id, tables, quantity, mapped, sweep is not None,
+                                   levels, result)  # fmt: skip
+            if not problem:
+                continue
+            result.flags.append("map_entry_unbound")
         only = len(check.all_quantities()) == 1
         matched = _match(record, tables, quantity, sweep, wanted, only)
         if isinstance(matched, str):
-            result.bindings.append(Binding(quantity=quantity.name, how="unbound", reason=matched))
+            result.bindings.append(Binding(
+                quantity=quantity.name, how="unbound",
+                reason="; ".join(p for p in (problem, matched) if p),
+                flags=["map_entry_unbound"] if problem else [],
+            ))  # fmt: skip
             continue
-        _take(record, claim_id, quantity.name, "match", [(matched.measurements, matched.xs)],
-              matched.where, levels, result)  # fmt: skip
+        where = f"{problem}; instead {matched.where}" if problem else matched.where
+        if _take(record, claim_id, quantity.name, "match", [(matched.measurements, matched.xs)],
+                 where, levels, result) and problem:  # fmt: skip
+            result.bindings[-1].flags.append("map_entry_unbound")
     result.flags = list(dict.fromkeys(result.flags))
     return result
 
@@ -473,7 +482,9 @@ def bind_claim(
 def _bind_mapped(
     record: LogbookRecord, claim_id: str, tables: _Tables, quantity: Quantity,
     mapped: list[MapPointer], swept: bool, levels: EvidenceLevels | None, result: CheckBinding,
-) -> None:  # fmt: skip
+) -> str:  # fmt: skip
+    """Bind ``quantity`` at its map pointers; "" when bound, else why nothing was (then name
+    matching still applies: a wrong map hides no evidence)."""
     parts: list[tuple[list[Measurement], list[float | str]]] = []
     problems: list[str] = []
     for pointer in mapped:
@@ -482,16 +493,14 @@ def _bind_mapped(
             problems.append(f"{pointer.describe()}: {got}")
         else:
             parts.append(got)
-    if problems:  # one bad pointer and the participant's map is wrong: nothing is bound
-        result.bindings.append(Binding(quantity=quantity.name, how="unbound",
-                                       reason="evidence map: " + "; ".join(problems),
-                                       flags=["map_entry_unbound"]))  # fmt: skip
-        result.flags.append("map_entry_unbound")
-        return
+    if problems:  # one bad pointer and the participant's map is wrong: nothing is bound by it
+        return "evidence map binds nothing: " + "; ".join(problems)
     where = "evidence map: " + "; ".join(p.describe() for p in mapped)
-    if not _take(record, claim_id, quantity.name, "map", parts, where, levels, result):
-        result.bindings[-1].flags.append("map_entry_unbound")
-        result.flags.append("map_entry_unbound")
+    kept = _counting(record, claim_id, parts, levels, result)
+    if kept is None:
+        return f"evidence map binds nothing: {where}: nothing that counts"
+    _store(quantity.name, "map", kept, where, result)
+    return ""
 
 
 def _take(
@@ -501,6 +510,23 @@ def _take(
 ) -> bool:  # fmt: skip
     """Bind the measurements that count among ``parts``; False (and an unbound binding saying
     why) when none does."""
+    kept = _counting(record, claim_id, parts, levels, result)
+    if kept is None:
+        why = ", ".join(dict.fromkeys(result.flags)) or "not from a successful recorded run"
+        result.bindings.append(Binding(quantity=name, how="unbound",
+                                       reason=f"{where}: nothing that counts ({why})"))  # fmt: skip
+        return False
+    _store(name, how, kept, where, result)
+    return True
+
+
+def _counting(
+    record: LogbookRecord, claim_id: str,
+    parts: list[tuple[list[Measurement], list[float | str]]], levels: EvidenceLevels | None,
+    result: CheckBinding,
+) -> tuple[list[Measurement], list[float | str]] | None:  # fmt: skip
+    """The measurements among ``parts`` that count (with their sweep x), at their run's level;
+    None when none does. The provenance flags raised go to ``result``."""
     kept: list[Measurement] = []
     xs: list[float | str] = []
     raised: list[Flag] = []
@@ -513,13 +539,15 @@ def _take(
                 if part_xs:
                     xs.append(part_xs[i])
     result.flags += raised
-    if not kept:
-        why = ", ".join(dict.fromkeys(raised)) or "not from a successful recorded run"
-        result.bindings.append(Binding(quantity=name, how="unbound",
-                                       reason=f"{where}: nothing that counts ({why})"))  # fmt: skip
-        return False
-    result.bound.append(_bound(name, kept, xs))
-    result.used += kept
-    result.bindings.append(Binding(quantity=name, how=how, pointers=[m.pointer for m in kept],
-                                   values=[m.value for m in kept], reason=where))  # fmt: skip
-    return True
+    return (kept, xs) if kept else None
+
+
+def _store(
+    name: str, how: BindingHow, kept: tuple[list[Measurement], list[float | str]], where: str,
+    result: CheckBinding,
+) -> None:  # fmt: skip
+    measured, xs = kept
+    result.bound.append(_bound(name, measured, xs))
+    result.used += measured
+    result.bindings.append(Binding(quantity=name, how=how, pointers=[m.pointer for m in measured],
+                                   values=[m.value for m in measured], reason=where))  # fmt: skip

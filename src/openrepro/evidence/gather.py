@@ -420,13 +420,15 @@ def _check_line(record: LogbookRecord, pointer: Pointer, value: float | None, to
     return False
 
 
-def _check_cell(record: LogbookRecord, pointer: Pointer, value: float | None) -> bool:
-    if value is not None or pointer.row is None:
+def _check_cell(record: LogbookRecord, pointer: Pointer, value: float | None, tol: float) -> bool:
+    table = next((t for t in record.tables if t.table == pointer.table), None)
+    if table is None or pointer.row is None:
+        return False
+    if value is None:
+        return 1 <= pointer.row <= table.rows and pointer.column in table.columns
+    if table.source == "file":
         return False  # the value needs the file: check_table_pointer reads it
-    return any(
-        t.table == pointer.table and 1 <= pointer.row <= t.rows and pointer.column in t.columns
-        for t in record.tables
-    )
+    return check_table_pointer(record, pointer, value, lambda ref: None, rel_tol=tol)
 
 
 def _check_file(record: LogbookRecord, pointer: Pointer, value: float | None) -> bool:
@@ -446,13 +448,14 @@ def check_pointer(
       number, as written, equal to ``value`` (``87.3%`` does not hold ``0.873``);
     * file: a file of the record with that path and sha256; a ``value`` is never confirmed by a
       file, so passing one gives False;
-    * table cell: a table of the record with that row and column (a ``value`` needs the file:
+    * table cell: a table of the record with that row and column, holding ``value`` for a table
+      printed in a run's output or a cell's raw data (for a file, the value needs the file:
       :func:`check_table_pointer` reads it, so passing one here gives False).
     """
     if value is not None and not math.isfinite(value):
         return False
     if pointer.kind == "table_cell":
-        return _check_cell(record, pointer, value)
+        return _check_cell(record, pointer, value, rel_tol)
     if pointer.kind == "metric":
         return _check_metric(record, pointer, value, rel_tol)
     if pointer.kind == "output_line":
