@@ -21,9 +21,11 @@ that succeeded, at a provenance level above testimony
    column tells rows of several things apart), a label column (``method``) whose value is the
    quantity's name or setting (that row, its one value column or the column named as the
    claim's metric), a label plus a column (``ours`` + ``accuracy`` for ``ours_accuracy``), or
-   a metric whose last path segment is the quantity's name. A check's only quantity also
-   answers to the claim's metric names (``accuracy`` for the ``subject`` of "reaches 88.1 %
-   accuracy"), as in rule 1. Candidates that agree (the same
+   a metric whose last path segment is the quantity's name. In tables, a check's only quantity
+   also answers to the claim's metric names (``accuracy`` for the ``subject`` of "reaches
+   88.1 % accuracy"), as in rule 1; a metric logged under another key than the claim's does
+   not (``glue/accuracy``: the instructions name the key to log; the map can point at it).
+   Candidates that agree (the same
    values, e.g. a CSV and the table the run printed from it) count once; otherwise anything
    ambiguous binds nothing.
 
@@ -406,8 +408,8 @@ def _match(
     candidates: list[_Candidate] = []
     for table in tables.eligible:
         candidates += _table_candidates(tables, table, quantity, names, sweep, hints)
-    if sweep is None:
-        candidates += _metric_candidates(record, quantity, names)
+    if sweep is None:  # a metric answers to the quantity's own name only (see the docstring)
+        candidates += _metric_candidates(record, quantity, {quantity.name})
     if not candidates:
         shown = " or ".join(repr(n) for n in sorted(names))
         return f"no column, label or metric named {shown} in a successful run's output"
