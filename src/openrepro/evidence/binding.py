@@ -46,7 +46,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from openrepro.claims.checks import Check, Quantity, sweep_metric, sweeps_of
 from openrepro.errors import LogbookError
@@ -66,12 +66,16 @@ __all__ = [
     "CheckBinding",
     "Locate",
     "bind_check",
+    "bind_chosen",
     "bind_claim",
     "normalise_name",
+    "pointer_candidates",
 ]
 
-BindingHow = Literal["key", "map", "match", "unbound"]
-BINDING_HOWS: tuple[BindingHow, ...] = ("key", "map", "match", "unbound")
+BindingHow = Literal["key", "map", "match", "llm", "unbound"]
+BINDING_HOWS: tuple[BindingHow, ...] = ("key", "map", "match", "llm", "unbound")
+MAX_CANDIDATES = 40  # numbered pointers shown to a model choosing one (rule 4)
+MAX_LABELS = 12  # distinct values of a label column offered as row selections
 MAX_BIND_ROWS = 10_000  # a table longer than this is not read row by row for binding
 Locate = Callable[[FileRef], Path | None]
 #: columns that number or label seeds and steps, never a measured quantity
@@ -553,3 +557,79 @@ def _store(
     result.used += measured
     result.bindings.append(Binding(quantity=name, how=how, pointers=[m.pointer for m in measured],
                                    values=[m.value for m in measured], reason=where))  # fmt: skip
+
+
+# ---- rule 4: a model chooses among numbered pointers (the judge asks; code reads) ----
+
+
+def pointer_candidates(
+    record: LogbookRecord, locate: Locate | None, *, limit: int = MAX_CANDIDATES
+) -> list[MapPointer]:
+    """Pointers a model may choose among for a quantity nothing else bound: each numeric column
+    of a table a successful recorded run produced or printed (every row, or the rows of each
+    value of a label column), and each metric key outside ``claims/`` logged during a
+    successful run. Built by code from the tables' shapes; at most ``limit``."""
+    tables = _Tables(record, locate)
+    found: list[MapPointer] = []
+    for table in tables.eligible:
+        try:
+            cells = {c: tables.column(table, c) for c in table.columns}
+        except LogbookError:
+            continue
+        place = {"file": table.path} if table.source == "file" else {"table": table.table}
+        labels = [c for c in table.columns if _labels(cells[c])]
+        for column in table.columns:
+            if not _numeric(cells[column]) or normalise_name(column) in BOOKKEEPING:
+                continue
+            for label in labels:
+                for value in list(dict.fromkeys(c.text.strip() for c in cells[label]))[:MAX_LABELS]:
+                    found += _pointer({**place, "where": {label: value}, "column": column})
+            if not labels:
+                found += _pointer({**place, "column": column})
+    keys = dict.fromkeys(
+        m.pointer.key
+        for m in metric_measurements(record, lambda key: None if key.startswith("claims/") else key)
+        if m.within_run and m.run_ok
+    )
+    found += [MapPointer(metric=key) for key in keys]
+    return found[:limit]
+
+
+def _pointer(data: dict[str, object]) -> list[MapPointer]:
+    try:
+        return [MapPointer.model_validate(data)]
+    except ValidationError:  # a column name or label beyond a map's caps: not offered
+        return []
+
+
+def bind_chosen(
+    record: LogbookRecord,
+    claim_id: str,
+    binding: CheckBinding,
+    chosen: dict[str, MapPointer],
+    *,
+    locate: Locate | None = None,
+    levels: EvidenceLevels | None = None,
+) -> CheckBinding:
+    """``binding`` with the quantities in ``chosen`` (unbound ones, each with the pointer a model
+    chose) bound at that pointer as :func:`bind_claim` binds a map entry (``how`` ``llm``), or
+    left unbound with the reason. The model names a pointer only: code reads every value."""
+    tables = _Tables(record, locate)
+    out = binding.model_copy(deep=True)
+    for name, pointer in chosen.items():
+        index = next((i for i, b in enumerate(out.bindings)
+                      if b.quantity == name and b.how == "unbound"), None)  # fmt: skip
+        if index is None:
+            continue
+        previous = out.bindings.pop(index)
+        quantity = Quantity(name=name)
+        got = _from_map_pointer(record, tables, quantity, pointer, swept=False)
+        where = f"chosen by the judge model: {pointer.describe()}"
+        kept = None if isinstance(got, str) else _counting(record, claim_id, [got], levels, out)
+        if kept is None:
+            why = got if isinstance(got, str) else "nothing that counts"
+            previous.reason = f"{previous.reason}; {where}: {why}"
+            out.bindings.append(previous)
+            continue
+        _store(name, "llm", kept, where, out)
+    return out
