@@ -116,10 +116,12 @@ class Attack:
 
     @property
     def llm_path(self) -> bool:
-        """The base logs no ``claims/`` metric, so a client sends this case to the model."""
+        """The base logs no ``claims/`` metric, so a client sends this case to the model (a
+        claim with a check whose quantities bind is judged by its relation first)."""
         prefix = f"claims/{self.claim.id}/"
         no_metric = not any(m.key.startswith(prefix) for m in self.record.metrics)
-        return no_metric and self.base in ("empty", "printed", "printed_low")
+        unchecked = self.claim.check is None
+        return no_metric and unchecked and self.base in ("empty", "printed", "printed_low")
 
 
 Edit = Callable[[LogbookRecord], None]
