@@ -158,8 +158,9 @@ def test_new_quotes_redraft_the_rules_check_but_keep_a_grounded_organizers(
         assert [e["field"] for e in edited.edits].count("check") == 1
         mine = edited.check.model_copy(update={"note": "kept"})
         set_check(s, challenge.challenge_id, view.id, mine, editor="org", reason="reviewed")
+        longer_quote = "Training is 1.9x faster per step on a single A100"
         longer = edit_claim(s, challenge.challenge_id, view.id, editor="ana", reason="longer",
-                            quotes=["Training is 1.9x faster per step on a single A100"])  # fmt: skip
+                            quotes=[longer_quote])  # fmt: skip
         assert longer.check is not None and longer.check.origin == "organizer"
         assert longer.check.note == "kept"  # still grounded: an organizer's check stays
         again = edit_claim(s, challenge.challenge_id, view.id, editor="ana", reason="back",

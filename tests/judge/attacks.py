@@ -20,14 +20,25 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Literal
 
 from openrepro.claims.checks import Check, Comparator, Constant, Quantity, Relation, Tolerance
 from openrepro.claims.records import ClaimView, Quote
 from openrepro.claims.values import ReportedValue, Scale
-from openrepro.logbooks.records import Artifact, FileRef, LogbookRecord, Metric, Run, Testimony
+from openrepro.logbooks.manifest import EvidenceMap
+from openrepro.logbooks.records import (
+    Artifact,
+    FileRef,
+    LogbookRecord,
+    Metric,
+    Run,
+    TableRef,
+    Testimony,
+)
+from openrepro.logbooks.tables import index_tables
 
-__all__ = ["ATTACKS", "BASES", "Attack", "base_claim", "build_attacks"]
+__all__ = ["ATTACKS", "BASES", "Attack", "base_claim", "build_attacks", "map_attacks"]
 
 Verdict = Literal["verified", "falsified", "toy", "inconclusive"]
 BaseName = Literal["verified", "falsified", "empty", "printed", "printed_low"]
@@ -105,10 +116,12 @@ class Attack:
 
     @property
     def llm_path(self) -> bool:
-        """The base logs no ``claims/`` metric, so a client sends this case to the model."""
+        """The base logs no ``claims/`` metric, so a client sends this case to the model (a
+        claim with a check whose quantities bind is judged by its relation first)."""
         prefix = f"claims/{self.claim.id}/"
         no_metric = not any(m.key.startswith(prefix) for m in self.record.metrics)
-        return no_metric and self.base in ("empty", "printed", "printed_low")
+        unchecked = self.claim.check is None
+        return no_metric and unchecked and self.base in ("empty", "printed", "printed_low")
 
 
 Edit = Callable[[LogbookRecord], None]
@@ -540,6 +553,83 @@ def check_attacks() -> list[Attack]:
     return out
 
 
+# -- attacks on the evidence map (binding beyond exact keys) --------------------------------
+# The claim carries a check (accuracy = 88.1 %); the run printed a table of its seeds, near 70,
+# which name matching binds (falsified). Each attack adds an evidence map (and what it points
+# at) that would verify the claim if the judge took the map's word. ``map_attacks(clean=True)``
+# gives the same records without the attack: they get the gold verdict.
+
+PRINTED_SEEDS = "seed,accuracy\n0,70.1\n1,70.3\n2,69.9"
+SHA_MINE = "c" * 64
+
+
+def _checked_claim() -> ClaimView:
+    check = Check(relation="equal", quantities=[Quantity(name="accuracy", unit="%")],
+                  subject="accuracy", constant=Constant(value=88.1, text="88.1%"))  # fmt: skip
+    return base_claim().model_copy(update={"check": check.for_claim("p1/C1")})
+
+
+def _printed_table(extra: str = "") -> LogbookRecord:
+    record = _base("printed_low")
+    record.runs[0].output += "\n\n" + PRINTED_SEEDS + (f"\n\n{extra}" if extra else "")
+    record.tables, _ = index_tables(Path("."), record.runs, record.pages, [])
+    return record
+
+
+def _mapped(record: LogbookRecord, claims: dict[str, object]) -> LogbookRecord:
+    record.evidence_map = EvidenceMap.model_validate({"format": 1, "claims": claims})
+    return record
+
+
+def _own_file(record: LogbookRecord) -> LogbookRecord:
+    """The participant's hand-written CSV of the paper's numbers, shown as an artifact."""
+    ref = FileRef(path="results/mine.csv", sha256=SHA_MINE, size=40)
+    record.files.append(ref)
+    record.artifacts.append(Artifact(file=ref, kind="file"))
+    record.tables.append(TableRef(table=SHA_MINE, source="file", format="csv", path=ref.path,
+                                  columns=["seed", "accuracy"], rows=3))  # fmt: skip
+    return record
+
+
+def _failed_rerun_table(record: LogbookRecord) -> LogbookRecord:
+    """A second run, which failed, printed the paper's numbers as a table."""
+    record.runs.append(_rerun("seed,accuracy\n0,88.0\n1,88.3\n2,87.9"))
+    record.tables, _ = index_tables(Path("."), record.runs, record.pages, [])
+    return record
+
+
+def map_attacks(clean: bool = False) -> list[Attack]:
+    """The evidence-map attacks (see the comment above); ``clean``: without the attack."""
+    forged = "trial,glue_acc\n0,88.0\n1,88.3\n2,87.9"
+    specs: list[tuple[str, str, Callable[[], LogbookRecord], Callable[[], LogbookRecord]]] = [
+        ("map-own-file-T", "a map pointing at the participant's own hand-written CSV",
+         lambda: _printed_table(),
+         lambda: _mapped(_own_file(_printed_table()), {"p1/C1": {"accuracy": {
+             "file": "results/mine.csv", "column": "accuracy"}}})),
+        ("map-row-outside-T", "a map pointing at a row beyond the run's printed table",
+         lambda: _printed_table(),
+         lambda: _mapped(_printed_table(), {"p1/C1": {"accuracy": {
+             "table": "cell-train#1", "row": 7, "column": "accuracy"}}})),
+        ("map-failed-run-T", "a map pointing at a table a failed run printed",
+         lambda: _printed_table(),
+         lambda: _mapped(_failed_rerun_table(_printed_table()), {"C1": {"accuracy": {
+             "table": "cell-rerun#1", "column": "accuracy"}}})),
+        ("map-other-claim-T", "map entries for other claims (C2, C10) pointing at the paper's "
+         "numbers", lambda: _printed_table(forged),
+         lambda: _mapped(_printed_table(forged), {
+             "p1/C2": {"accuracy": {"table": "cell-train#2", "column": "glue_acc"}},
+             "C10": {"accuracy": {"table": "cell-train#2", "column": "glue_acc"}}})),
+    ]  # fmt: skip
+    return [
+        Attack(name, description, "printed_low", (plain if clean else attacked)(),
+               _checked_claim(), "falsified", injection=False)
+        for name, description, plain, attacked in specs
+    ]  # fmt: skip
+
+
+# -- end of the evidence-map attacks ----------------------------------------------------------
+
+
 # Attacks on the claim text and quote (the paper side): the logbook is the clean base.
 _CLAIM_ATTACKS: list[tuple[str, BaseName, str, str, str]] = [
     (
@@ -592,6 +682,7 @@ def build_attacks() -> list[Attack]:
         attacks.append(Attack(name, description, base, _base(base), base_claim(text, quote),
                               BASES[base], injection=False))  # fmt: skip
     attacks += check_attacks()  # the block of attacks aimed at checks
+    attacks += map_attacks()
     return attacks
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from attacks import ATTACKS, Attack, base_claim, build_attacks, clean
+from attacks import ATTACKS, Attack, base_claim, build_attacks, clean, map_attacks
 
 from openrepro.evidence.gather import check_pointer
 from openrepro.judge.engine import JudgedClaim, judge_claim
@@ -140,3 +140,17 @@ def test_llm_path_attacks(embedded_backend: EmbeddedBackend, tmp_path: Path) -> 
     for name, row in results.items():
         print(f"  {name}: {row['verdict']} (clean {row['clean']}, deserved {row['deserved']})")
     assert drift == 0.0, clean_verdicts  # (c) temperature 0: the clean base never drifts
+
+
+def test_map_attacks_are_meaningful_and_flip_nothing() -> None:
+    """Without the attack each map case is falsified by the table its run printed (so a flip to
+    verified would show); with it, the verdict is the same and the map's failure is flagged."""
+    for plain, attacked in zip(map_attacks(clean=True), map_attacks(), strict=True):
+        clean_verdict = judge_claim(plain.record, plain.claim)
+        assert clean_verdict.decision.verdict == plain.gold == "falsified", plain.name
+        judged = judge_claim(attacked.record, attacked.claim)
+        assert judged.decision.verdict == attacked.gold, (attacked.name, judged.decision)
+        bindings = {b["how"] for b in judged.details["bindings"]}
+        assert bindings == {"match"}, (attacked.name, judged.details["bindings"])
+        if attacked.name != "map-other-claim-T":  # another claim's entries are not this one's
+            assert "map_entry_unbound" in judged.decision.flags, attacked.name

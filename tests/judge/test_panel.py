@@ -15,12 +15,14 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "llm"))
 
 from fake_openai import FakeOpenAI, completion
 
+from openrepro.claims.checks import Check, Constant, Quantity
 from openrepro.claims.records import ClaimView
 from openrepro.claims.values import ReportedValue, Scale
 from openrepro.judge.engine import judge_claim
 from openrepro.llm import LLMClient
 from openrepro.llm.openai_backend import OpenAIBackend
 from openrepro.logbooks.records import Artifact, FileRef, LogbookRecord, Metric, Run
+from openrepro.logbooks.tables import index_tables
 
 CLAIM = ClaimView(
     id="p1/C1", paper_id="p1", key="C1", text="Reaches 88.1 accuracy.", kind="result",
@@ -73,3 +75,64 @@ def test_the_claims_own_tolerance_decides() -> None:
         update={"reported": [CLAIM.reported[0].model_copy(update={"rel_tol": 0.0005})]}
     )
     assert judge_claim(record, strict).decision.verdict == "falsified"
+
+
+# -- rule 4 of binding: the judges choose among numbered pointers; code reads the values --
+
+TABLE_RUN = Run(id="r2", command=["python", "eval.py"], exit_code=0, duration_s=1.0,
+                output="done\n\ntrial,score\n0,88.0\n1,88.2\n2,87.9\n")  # fmt: skip
+
+
+def _table_record() -> LogbookRecord:
+    tables, _ = index_tables(Path("."), [TABLE_RUN], [], [])
+    return LogbookRecord(format="bundle", format_version="1", paper_id="p1", runs=[TABLE_RUN],
+                         tables=tables)  # fmt: skip
+
+
+def _checked() -> ClaimView:
+    check = Check(relation="equal", quantities=[Quantity(name="subject")], subject="subject",
+                  constant=Constant(value=88.1, text="88.1")).for_claim("p1/C1")  # fmt: skip
+    return CLAIM.model_copy(update={"check": check})
+
+
+def test_a_pointer_the_judges_agree_on_binds_and_code_reads_it() -> None:
+    record, claim = _table_record(), _checked()
+    # nothing is named "subject" or "accuracy": name matching binds nothing
+    assert judge_claim(record, claim).decision.verdict == "inconclusive"
+    with FakeOpenAI() as one, FakeOpenAI() as two:
+        one.script(completion('{"choices": [1]}'))
+        two.script(completion('{"choices": [1]}'))
+        judged = judge_claim(record, claim, clients=[_judge(one), _judge(two)])
+    assert (judged.path, judged.decision.verdict) == ("llm", "verified"), judged.decision
+    [binding] = judged.details["bindings"]
+    assert binding["how"] == "llm" and sorted(binding["values"]) == [87.9, 88.0, 88.2]
+    assert {p["column"] for p in binding["pointers"]} == {"score"}
+    assert judged.usage.calls == 2
+
+
+def test_judges_that_choose_different_pointers_bind_nothing() -> None:
+    record = _table_record()
+    record.runs[0] = TABLE_RUN.model_copy(
+        update={"output": TABLE_RUN.output + "\nother,loss\n0,0.5\n1,0.4\n"}
+    )
+    record.tables, _ = index_tables(Path("."), record.runs, [], [])
+    with FakeOpenAI() as one, FakeOpenAI() as two:
+        one.script(completion('{"choices": [1]}'))
+        two.script(completion('{"choices": [2]}'))
+        # then the extraction path (R1-R9) is asked, and both judges find nothing
+        one.script(completion('{"items": [], "value": null, "unit": ""}'))
+        two.script(completion('{"items": [], "value": null, "unit": ""}'))
+        judged = judge_claim(record, _checked(), clients=[_judge(one), _judge(two)])
+    assert judged.decision.verdict == "inconclusive"
+    [binding] = judged.details["bindings"]
+    assert (
+        binding["how"] == "unbound"
+        and "the judges disagree on the pointer (1, 2)" in (binding["reason"])
+    )
+
+
+def test_a_pointer_number_outside_the_list_is_refused() -> None:
+    with FakeOpenAI() as liar:
+        liar.default = completion('{"choices": [7]}')  # there is one candidate
+        judged = judge_claim(_table_record(), _checked(), clients=[_judge(liar)])
+    assert judged.decision.verdict == "inconclusive" and judged.evidence == []

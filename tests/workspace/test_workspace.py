@@ -10,6 +10,7 @@ import pytest
 from openrepro.challenge import ChallengeContext
 from openrepro.claims import add_claim
 from openrepro.errors import WorkspaceExistsError
+from openrepro.logbooks.manifest import EvidenceMap
 from openrepro.papers import PaperRecord, import_papers
 from openrepro.workspace import pull_paper
 
@@ -43,3 +44,21 @@ def test_pull_writes_the_workspace_and_a_planned_logbook(
     assert report.pages["p1/C1"] in index
     with pytest.raises(WorkspaceExistsError):
         pull_paper(challenge, "p1", dest)
+
+
+def test_the_evidence_map_example_is_a_valid_map(
+    challenge: ChallengeContext, tmp_path: Path
+) -> None:
+    """The example participants copy is read by the same model `submit` reads maps with."""
+    record = PaperRecord(venue_id="p1", title="Sparse", abstract=ABSTRACT)
+    import_papers(challenge.store, challenge.challenge_id, [record], source="t")
+    with challenge.store.session() as s:
+        add_claim(s, challenge.challenge_id, "p1", text="88.1 on GLUE.", kind="result",
+                  quotes=["reaches 88.1 average accuracy"], editor="org")  # fmt: skip
+    pull_paper(challenge, "p1", tmp_path / "ws")
+    text = (tmp_path / "ws" / "INSTRUCTIONS.md").read_text()
+    example = text.split("```json\n", 1)[1].split("```", 1)[0]
+    parsed = EvidenceMap.model_validate_json(example)
+    assert list(parsed.claims) == ["p1/C1"]
+    assert parsed.pointers("p1/C1", "C1", "accuracy")[0].where == {"method": "ours"}
+    assert "evidence_map.json" in (tmp_path / "ws" / "AGENTS.md").read_text()

@@ -151,7 +151,8 @@ class Renderer:
         self.env.globals.update(
             check_shown=check_shown, check_commands=CHECK_COMMANDS, pointer_link=pointer_link
         )
-        self.env.globals["human_reviews"] = partial(review_panels, ctx)  # partials/human_review.html
+        # the review panels of partials/human_review.html
+        self.env.globals["human_reviews"] = partial(review_panels, ctx)
         self.title = ctx.settings.title or ctx.settings.name
         self.has_recheck = True
 

@@ -13,7 +13,7 @@ from openrepro.cli._common import (
     open_from,
     print_json,
 )
-from openrepro.logbooks.submit import submit_logbook
+from openrepro.judge.bindings import submit_and_bind
 
 __all__ = ["submit"]
 
@@ -37,9 +37,10 @@ def submit(
     ),
     fmt: OutputFormat = FormatOption,
 ) -> None:
-    """Validate, store (content-addressed) and summarise a logbook: evidence vs testimony."""
+    """Validate, store (content-addressed) and summarise a logbook: evidence vs testimony, and
+    how each claim's quantities bind (exact key, evidence map, name match, unbound)."""
     challenge = open_from(ctx)
-    report = submit_logbook(challenge, source, handle=handle, paper=paper)
+    report = submit_and_bind(challenge, source, handle=handle, paper=paper)
     if fmt is OutputFormat.json:
         print_json(report)
         return
@@ -70,6 +71,18 @@ def submit(
         )
     for side in report.side_files:
         console.print(f"  side file {escape(str(side['path']))}: {escape(str(side['summary']))}")
+    if report.bindings:
+        console.print("[bold]bindings[/] (what each claim's check will be judged on):")
+    for claim in report.bindings:
+        if not claim.check:
+            console.print(f"  {escape(claim.claim)}: no check (judged by its reported values)")
+            continue
+        console.print(f"  {escape(claim.claim)}: {escape(claim.check)}")
+        for q in claim.quantities:
+            shown = f"{q.how}: {q.reason}" if q.reason else q.how
+            n = len(q.values)
+            tally = f", {n} value{'s' if n != 1 else ''}" if n else ""
+            console.print(f"    {escape(q.quantity)}: {escape(shown)}{tally}")
     console.print("[bold]testimony[/] (the participant's own words, never evidence):")
     for line in report.testimony:
         console.print(f"  {escape(line)}")

@@ -18,6 +18,10 @@ gets wrong (:func:`check_record`, :func:`apply_levels`):
 - ``metric_outside_run`` (decision table, R2) and ``artifact_not_from_run`` (engine) exist
   already.
 
+A value read from a table (a file the run produced, a table it printed) is not a logged
+metric: the script and output checks do not apply to it, and it is downgraded to ``testimony``
+when its file changed after the run (``artifact_changed_after_run``).
+
 A run with ``run_cell_inconsistent``, ``output_edited`` or ``script_cannot_log_metric`` is
 downgraded to ``testimony``: its measurements no longer count, whatever a replay found. A
 stored replay or attestation (:class:`EvidenceLevels`, from the ``replays`` table) raises a
@@ -193,6 +197,7 @@ def apply_levels(
     runs = {run.id: run for run in record.runs}
     static = check_record(record)
     prefix = claim_metric_prefix(claim_id)
+    changed = set(artifact_changes(record))
     flags: list[Flag] = list(static.get("", []))
     levelled: list[Measurement] = []
     for m in found:
@@ -203,12 +208,18 @@ def apply_levels(
             levelled.append(m.model_copy(update={"level": level_of}))
             continue
         own: list[Flag] = list(static.get(run.id, []))
-        key = m.pointer.key or prefix + m.metric
-        if not script_can_log(run, key):
-            own.append("script_cannot_log_metric")
-        values = [x.value for x in found if x.run == run.id and x.metric == m.metric]
-        if output_disagrees(run, m.metric, key, values):
-            own.append("output_edited")
+        if m.pointer.kind == "table_cell":
+            # a table the run wrote or printed: no metric to log, no printed metric to
+            # compare; a file that changed after the run no longer shows what it wrote
+            if m.pointer.path and m.pointer.path in changed:
+                own.append("artifact_changed_after_run")
+        else:
+            key = m.pointer.key or prefix + m.metric
+            if not script_can_log(run, key):
+                own.append("script_cannot_log_metric")
+            values = [x.value for x in found if x.run == run.id and x.metric == m.metric]
+            if output_disagrees(run, m.metric, key, values):
+                own.append("output_edited")
         level: ProvenanceLevel = "testimony" if own else "self-recorded"
         standing = external.runs.get(run.id)
         if standing is not None:

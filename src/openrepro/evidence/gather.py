@@ -38,6 +38,7 @@ __all__ = [
     "evidence_items",
     "looks_like_injection",
     "measurements",
+    "metric_measurements",
     "neutralise",
     "table_items",
     "within_recorded_run",
@@ -108,14 +109,25 @@ def measurements(record: LogbookRecord, claim_id: str) -> list[Measurement]:
     ``run_ok`` says that run exited 0.
     """
     prefix = claim_metric_prefix(claim_id)
+    return metric_measurements(
+        record, lambda key: key[len(prefix) :] if key.startswith(prefix) else None
+    )
+
+
+def metric_measurements(
+    record: LogbookRecord, name_of: Callable[[str], str | None]
+) -> list[Measurement]:
+    """The values of the metrics whose key ``name_of`` names (``None``: not wanted; the name
+    becomes the measurement's ``metric``), each tied to its run as :func:`measurements` does."""
     finder = RunFinder(record)
     found: list[Measurement] = []
     found_metrics: list[Metric] = []
-    chosen = [
-        m
-        for m in record.metrics
-        if m.key.startswith(prefix) and len(m.key) > len(prefix) and math.isfinite(m.value)
-    ]
+    names: dict[int, str] = {}
+    for m in record.metrics:
+        name = name_of(m.key) if math.isfinite(m.value) else None
+        if name:
+            names[id(m)] = name
+    chosen = [m for m in record.metrics if id(m) in names]
     runs = {id(m): finder.run_of(m) for m in chosen}
     # The last step is taken among the values that count (from a successful run), else among
     # those from a failed run, else the rest: a series continued outside a recorded run or in a
@@ -129,7 +141,7 @@ def measurements(record: LogbookRecord, claim_id: str) -> list[Measurement]:
         found.append(
             Measurement(
                 value=metric.value,
-                metric=metric.key[len(prefix) :],
+                metric=names[id(metric)],
                 run=run.id if run else "",
                 seed=metric.run,
                 pointer=_metric_pointer(metric),
@@ -342,6 +354,17 @@ def _check_line(record: LogbookRecord, pointer: Pointer, value: float | None, to
     return False
 
 
+def _check_cell(record: LogbookRecord, pointer: Pointer, value: float | None, tol: float) -> bool:
+    table = next((t for t in record.tables if t.table == pointer.table), None)
+    if table is None or pointer.row is None:
+        return False
+    if value is None:
+        return 1 <= pointer.row <= table.rows and pointer.column in table.columns
+    if table.source == "file":
+        return False  # the value needs the file: check_table_pointer reads it
+    return check_table_pointer(record, pointer, value, lambda ref: None, rel_tol=tol)
+
+
 def _check_file(record: LogbookRecord, pointer: Pointer, value: float | None) -> bool:
     if value is not None or not pointer.path or not pointer.sha256:
         return False  # a file holds no single number code could confirm
@@ -358,10 +381,15 @@ def check_pointer(
     * output line: line ``line`` (1-based, ``str.splitlines``) of that run's output shows a
       number, as written, equal to ``value`` (``87.3%`` does not hold ``0.873``);
     * file: a file of the record with that path and sha256; a ``value`` is never confirmed by a
-      file, so passing one gives False.
+      file, so passing one gives False;
+    * table cell: a table of the record with that row and column, holding ``value`` for a table
+      printed in a run's output or a cell's raw data (for a file, the value needs the file:
+      :func:`check_table_pointer` reads it, so passing one here gives False).
     """
     if value is not None and not math.isfinite(value):
         return False
+    if pointer.kind == "table_cell":
+        return _check_cell(record, pointer, value, rel_tol)
     if pointer.kind == "metric":
         return _check_metric(record, pointer, value, rel_tol)
     if pointer.kind == "output_line":

@@ -35,6 +35,8 @@ Flag = Literal[
     "run_failed",
     "artifact_not_from_run",
     "metric_outside_run",
+    # binding (docs/checks.md): an evidence-map entry that binds nothing
+    "map_entry_unbound",
     # provenance checks (docs/provenance.md): evidence downgraded to testimony or contradicted
     "run_cell_inconsistent",
     "output_edited",
@@ -77,6 +79,9 @@ def describe_pointer(pointer: Pointer) -> str:
         return f"metric {pointer.key} (run {pointer.run}, step {pointer.step})"
     if pointer.kind == "output_line":
         return f"output line {pointer.line} of run {pointer.run}"
+    if pointer.kind == "table_cell":
+        where = pointer.path or f"table {pointer.table}"
+        return f"{where}, row {pointer.row}, column {pointer.column}"
     return f"file {pointer.path} (sha256 {pointer.sha256[:16]})"
 
 

@@ -1,8 +1,11 @@
 """Judging one claim in one logbook: the deterministic path first, the LLM path only when the
 logbook did not log the claim's values as the instructions ask.
 
-Deterministic path: the metrics ``claims/<claim-id>/<metric>`` logged during successful recorded
-runs are compared with the claim's reported values by code (:mod:`openrepro.evidence.decide`).
+Check path: a claim with a check is judged by its relation over the values bound to its
+quantities (exact key, the participant's evidence map, name matching:
+:mod:`openrepro.evidence.binding`), each read by code at its pointer. Deterministic path: the
+metrics ``claims/<claim-id>/<metric>`` logged during successful recorded runs are compared with
+the claim's reported values by code (:mod:`openrepro.evidence.decide`).
 LLM path: the model sees the claim and a numbered list of evidence items (metrics, output lines,
 files) and answers which items hold the measured value and what it is; the schema only admits
 existing item numbers, and code re-checks that each selected item really holds that value
@@ -22,7 +25,13 @@ from openrepro.claims.checks.records import Relation
 from openrepro.claims.records import ClaimView
 from openrepro.claims.values import ReportedValue
 from openrepro.errors import LLMOutputError
-from openrepro.evidence.binding import bind_check
+from openrepro.evidence.binding import (
+    CheckBinding,
+    Locate,
+    bind_chosen,
+    bind_claim,
+    pointer_candidates,
+)
 from openrepro.evidence.checks import EvidenceLevels, apply_levels, verdict_level
 from openrepro.evidence.decide import (
     DEFAULT_REL_TOL,
@@ -40,6 +49,7 @@ from openrepro.evidence.gather import (
     evidence_items,
     looks_like_injection,
     measurements,
+    neutralise,
     within_recorded_run,
 )
 from openrepro.evidence.human import HumanReviews, evaluate_human
@@ -50,10 +60,18 @@ from openrepro.evidence.testimony import testimony_stance
 from openrepro.llm import LLMClient, Message, Usage
 from openrepro.logbooks.records import LogbookRecord
 
-__all__ = ["JUDGE_VERSION", "PROMPT_VERSION", "JudgedClaim", "judge_claim", "judge_config"]
+__all__ = [
+    "JUDGE_VERSION",
+    "POINTER_PROMPT_VERSION",
+    "PROMPT_VERSION",
+    "JudgedClaim",
+    "judge_claim",
+    "judge_config",
+]
 
-JUDGE_VERSION = "rules-v2"  # v2: a claim with a check is judged by its relation
+JUDGE_VERSION = "rules-v3"  # v3: evidence maps and name matching bind a check's quantities
 PROMPT_VERSION = "judge-extract-v1"
+POINTER_PROMPT_VERSION = "judge-pointer-v1"  # the model chooses a numbered pointer (rule 4)
 _SCALE_DIMS = ("parameters", "data", "steps")
 
 
@@ -71,7 +89,7 @@ class JudgedClaim(BaseModel):
 
 def judge_config(model: str = "", rel_tol: float = DEFAULT_REL_TOL) -> str:
     """A short id of everything that shapes a verdict: rules, prompt, model, tolerance."""
-    payload = json.dumps([JUDGE_VERSION, PROMPT_VERSION, model, rel_tol])
+    payload = json.dumps([JUDGE_VERSION, PROMPT_VERSION, POINTER_PROMPT_VERSION, model, rel_tol])
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
@@ -226,24 +244,108 @@ def _metric_of(claim: ClaimView) -> str:
     return claim.reported[0].metric if claim.reported else ""
 
 
+class _Choice(BaseModel):
+    choices: list[int]
+
+
+def _choice_model(count: int, quantities: int) -> type[_Choice]:
+    """One pointer number (0 = none) per quantity, restricted to the list: none can be made up."""
+    number: Any = Literal[tuple(range(0, count + 1))]
+    choices: Any = (list[number], Field(min_length=quantities, max_length=quantities))
+    return create_model("PointerChoice", __base__=_Choice, choices=choices)
+
+
+def _choose_pointers(
+    panel: Sequence[LLMClient],
+    record: LogbookRecord,
+    claim: ClaimView,
+    binding: CheckBinding,
+    locate: Locate | None,
+    levels: EvidenceLevels | None,
+) -> tuple[CheckBinding, Usage]:
+    """Rule 4 of binding: each judge of ``panel`` answers, for every quantity nothing else bound,
+    the number of a candidate pointer (or 0); a pointer binds only when every judge chose it,
+    and code reads the values there (:func:`~openrepro.evidence.binding.bind_chosen`)."""
+    assert claim.check is not None
+    usage = Usage()
+    unbound = [b.quantity for b in binding.bindings if b.how == "unbound"]
+    candidates = [p for p in pointer_candidates(record, locate)
+                  if not looks_like_injection(p.describe())]  # fmt: skip
+    if not unbound or not candidates:
+        return binding, usage
+    described = {q.name: q for q in claim.check.all_quantities()}
+    wanted = "\n".join(
+        f"- {name}: " + neutralise(", ".join(part for part in (
+            described[name].description, described[name].unit, described[name].setting,
+            described[name].dataset) if part) or name)
+        for name in unbound
+    )  # fmt: skip
+    listing = "\n".join(f"[{n}] {neutralise(p.describe())}" for n, p in enumerate(candidates, 1))
+    messages = [
+        Message(role="system", content=(
+            "You match the quantities of a claim to numbered data columns of a reproduction "
+            "attempt. For each quantity, in the order given, answer the number of the column "
+            "that measures it, or 0 if none does. Reply with JSON only.")),
+        Message(role="user", content=(
+            f"Claim: {neutralise(claim.text, 400)}\nCheck: {claim.check.describe()}\n"
+            f"Quantities, in order:\n{wanted}\n\nColumns:\n{listing}\n\n"
+            '\nReply: {"choices": [one number per quantity]}')),
+    ]  # fmt: skip
+    schema = _choice_model(len(candidates), len(unbound))
+    answers: list[list[int]] = []
+    for judge in panel:
+        try:
+            result = judge.complete(messages, schema, prompt_version=POINTER_PROMPT_VERSION,
+                                    max_tokens=64)  # fmt: skip
+        except LLMOutputError as exc:
+            usage.add(Usage.model_validate(exc.usage))
+            return binding, usage  # a judge without an answer: the panel does not agree
+        usage.add(result.usage)
+        answers.append(result.value.choices)
+    chosen = {}
+    out = binding.model_copy(deep=True)
+    for i, name in enumerate(unbound):
+        picks = {answer[i] for answer in answers}
+        if len(picks) == 1 and 0 not in picks:
+            chosen[name] = candidates[picks.pop() - 1]
+        elif len(picks) > 1:
+            for b in out.bindings:
+                if b.quantity == name and b.how == "unbound":
+                    shown = ", ".join(str(p) for p in sorted(picks))
+                    b.reason = f"{b.reason}; the judges disagree on the pointer ({shown})"
+    return bind_chosen(record, claim.id, out, chosen, locate=locate, levels=levels), usage
+
+
 def _by_check(
     record: LogbookRecord,
     claim: ClaimView,
     found: list[Measurement],
     levels: EvidenceLevels | None,
-) -> JudgedClaim | None:
+    locate: Locate | None,
+    panel: Sequence[LLMClient] = (),
+) -> tuple[JudgedClaim | None, CheckBinding, Usage]:
     """The claim judged by its check (rule ``K``: the check's own rule decides, see
     :mod:`openrepro.evidence.relations`), or None when nothing that counts binds any of its
-    quantities (the comparison of reported values then applies, R1-R9)."""
+    quantities (the comparison of reported values then applies, R1-R9); with the binding of
+    every quantity (:func:`~openrepro.evidence.binding.bind_claim`: exact key, evidence map,
+    name match)."""
     assert claim.check is not None
-    leveled, provenance_flags = apply_levels(record, claim.id, found, levels)
-    usable = [m for m in leveled if m.within_run and m.run_ok and m.level != "testimony"]
-    bound, used = bind_check(claim.check, usable)
+    binding = bind_claim(record, claim.id, claim.check, found, claim_key=claim.key,
+                         locate=locate, levels=levels,
+                         hints=[v.metric for v in claim.reported])  # fmt: skip
+    usage = Usage()
+    if panel:
+        binding, usage = _choose_pointers(panel, record, claim, binding, locate, levels)
+    bound, used = binding.bound, binding.used
     if not bound:
-        return None
+        return None, binding, usage
     values = [v for b in bound for v in [*b.seeds, *(y for _, y in b.points)]]
     if any(units_disagree(reported, values) for reported in claim.reported):
-        return None  # a percentage against fractions: the comparison's R4 says so
+        # a percentage against fractions: the comparison's R4 says so, on what was bound
+        if all(b.how in ("key", "unbound") for b in binding.bindings):
+            return None, binding, usage
+        return _finish(record, claim, used, "deterministic", DEFAULT_REL_TOL, usage,
+                       levels), binding, usage  # fmt: skip
     ratio = scale_ratio(_paper_scale(claim), _logbook_scale(record, claim.id))
     reduced = ratio is not None and ratio >= SCALE_FACTOR
     result = evaluate(claim.check, bound, reduced_scale=reduced)
@@ -252,12 +354,33 @@ def _by_check(
     decision = Decision(verdict=result.verdict, rule=f"K:{result.rule}",
                         rationale=f"{result.rule_name}: {rationale}", flags=flags)  # fmt: skip
     extra = _extra_flags(record, claim, decision.verdict)
-    decision.flags = list(dict.fromkeys([*decision.flags, *provenance_flags, *extra]))
+    decision.flags = list(dict.fromkeys([*decision.flags, *binding.flags, *extra]))
+    details = result.model_dump(mode="json")
+    details["bindings"] = [b.model_dump(mode="json") for b in binding.bindings]
+    chose = any(b.how == "llm" for b in binding.bindings)
     return JudgedClaim(
-        claim_id=claim.id, decision=decision, path="deterministic",
+        claim_id=claim.id, decision=decision, path="llm" if chose else "deterministic",
+        usage=usage,
         evidence=[m.pointer for m in used], measured=[m.value for m in used],
-        provenance=verdict_level(used), details=result.model_dump(mode="json"),
-    )  # fmt: skip
+        provenance=verdict_level(used), details=details,
+    ), binding, usage  # fmt: skip
+
+
+def _with_bindings(
+    judged: JudgedClaim, binding: CheckBinding | None, usage: Usage | None = None
+) -> JudgedClaim:
+    """A fallback verdict (R1-R9) that still says how each quantity was (not) bound, with the
+    flags binding raised (an evidence-map entry that bound nothing), and the tokens a pointer
+    choice spent."""
+    if usage is not None:
+        judged.usage.add(usage)
+    if binding is None or not binding.bindings:
+        return judged
+    extra = [f for f in binding.flags if f == "map_entry_unbound"]
+    judged.decision.flags = list(dict.fromkeys([*judged.decision.flags, *extra]))
+    bindings = [b.model_dump(mode="json") for b in binding.bindings]
+    judged.details = {**judged.details, "bindings": bindings}
+    return judged
 
 
 def _by_human(claim: ClaimView, reviews: HumanReviews | None) -> JudgedClaim:
@@ -284,6 +407,7 @@ def judge_claim(
     clients: Sequence[LLMClient] = (),
     rel_tol: float = DEFAULT_REL_TOL,
     levels: EvidenceLevels | None = None,
+    locate: Locate | None = None,
     reviews: HumanReviews | None = None,
 ) -> JudgedClaim:
     """Judge ``claim`` in ``record`` (see the module docstring). With several ``clients`` (a
@@ -291,22 +415,29 @@ def judge_claim(
     their verdicts gives ``inconclusive`` (rule R9). ``levels`` are the standings of the runs
     from stored replays and attestations (:func:`openrepro.provenance.stored_levels`); every
     measurement takes its run's provenance level and the verdict the weakest level it rests on
-    (:mod:`openrepro.evidence.checks`). A claim with a ``human`` check is decided by the
-    ``reviews`` of its review task only (:func:`_by_human`)."""
+    (:mod:`openrepro.evidence.checks`). A claim with a check is judged by it whenever any of
+    its quantities binds, by exact key, evidence map or name match; ``locate`` finds the stored
+    bytes of the logbook's files (without it, no table file is read). A claim with a ``human``
+    check is decided by the ``reviews`` of its review task only (:func:`_by_human`)."""
     if claim.check is not None and claim.check.relation is Relation.human:
         return _by_human(claim, reviews)
     found = [m for m in measurements(record, claim.id) if not m.metric.startswith("scale/")]
-    if found and claim.check is not None:
-        checked = _by_check(record, claim, found, levels)
+    binding: CheckBinding | None = None
+    spent = Usage()
+    panel = [*([client] if client is not None else []), *clients]
+    if claim.check is not None:
+        checked, binding, spent = _by_check(record, claim, found, levels, locate, panel)
         if checked is not None:
             return checked
     if found:
-        return _finish(record, claim, found, "deterministic", rel_tol, Usage(), levels)
-    panel = [*([client] if client is not None else []), *clients]
-    if not panel:
-        return _finish(record, claim, [], "deterministic", rel_tol, Usage(), levels).model_copy(
-            update={"path": "none"}
+        return _with_bindings(
+            _finish(record, claim, found, "deterministic", rel_tol, Usage(), levels),
+            binding,
+            spent,
         )
+    if not panel:
+        alone = _finish(record, claim, [], "deterministic", rel_tol, Usage(), levels)
+        return _with_bindings(alone.model_copy(update={"path": "none"}), binding, spent)
     judged = []
     for judge in panel:
         extracted, usage = _llm_measurements(judge, record, claim)
@@ -324,4 +455,4 @@ def judge_claim(
         )
         first.evidence, first.measured = [], []
         first.provenance = "testimony"
-    return first
+    return _with_bindings(first, binding, spent)

@@ -31,6 +31,7 @@ from openrepro.judge.engine import JUDGE_VERSION, PROMPT_VERSION, judge_claim, j
 from openrepro.llm import LLMClient, Usage
 from openrepro.logbooks.records import LogbookRecord
 from openrepro.logbooks.revisions import latest_logbook_ids
+from openrepro.logbooks.service import locator
 from openrepro.provenance.attest import attest_if_cited
 from openrepro.store import Claim, Logbook, Paper, Participant, Verdict, VerdictEdit
 from openrepro.store.tables_provenance import Replay
@@ -186,6 +187,7 @@ def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
         ).all()
         levels = stored_levels(session, book.id)
         reviews, answered = stored_reviews(session, book.id), newest_answers(session, book.id)
+        locate = locator(ctx.settings.resolved_files_dir())
         newest = session.scalar(
             select(func.max(Replay.created_at)).where(Replay.logbook_id == book.id)
         )
@@ -216,7 +218,7 @@ def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
                 )  # fmt: skip
                 continue
             started = time.perf_counter()
-            judged = judge_claim(record, view, clients=clients, levels=levels,
+            judged = judge_claim(record, view, clients=clients, levels=levels, locate=locate,
                                  reviews=reviews.get(claim.id))  # fmt: skip
             usage.add(judged.usage)
             decision = judged.decision

@@ -30,19 +30,24 @@ import re
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from openrepro.errors import LogbookError
 
 __all__ = [
+    "EVIDENCE_MAP_FILE",
+    "EVIDENCE_MAP_FORMAT",
     "MAX_JSON_BYTES",
     "MAX_TAGS",
     "TRACKIO_SCHEMAS",
+    "EvidenceMap",
+    "MapPointer",
     "PageNode",
     "TrackioManifest",
     "check_json_size",
     "json_limit_problem",
     "page_tree",
+    "read_evidence_map",
     "read_json_object",
     "read_trackio_manifest",
     "validation_problems",
@@ -220,3 +225,112 @@ def page_tree(logbook_dir: Path, manifest: TrackioManifest) -> tuple[list[PageNo
             )  # fmt: skip
             warnings.append(f"page {file} is not listed in logbook.json: read, as Trackio reads it")
     return nodes, warnings
+
+
+# ---- the participant's evidence map ----
+
+EVIDENCE_MAP_FILE = "evidence_map.json"  # at the logbook's root, beside .trackio/
+EVIDENCE_MAP_FORMAT = 1
+MAX_MAP_ENTRIES = 10_000  # pointers in one map
+MAX_MAP_TEXT = 500  # characters of a path, key, column or value
+
+
+class MapPointer(BaseModel):
+    """Where one quantity's values are, as the participant says: a **pointer**, never a value.
+
+    Exactly one of ``metric`` (a metric key: one value per Trackio run, its last step),
+    ``file`` (a table file a recorded run produced, by its path in the logbook) or ``table``
+    (a table by id: ``<run cell id>#<n>`` for the n-th table a run printed). A file or a table
+    needs a ``column``; ``row`` (from 1) picks one row, ``where`` (column -> value) every row
+    that matches all of it; with neither, every row is a seed. ``x`` names the column that
+    holds the swept variable, for a swept quantity."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    metric: str = Field(default="", max_length=MAX_MAP_TEXT)
+    file: str = Field(default="", max_length=MAX_MAP_TEXT)
+    table: str = Field(default="", max_length=MAX_MAP_TEXT)
+    row: int | None = Field(default=None, ge=1)
+    where: dict[str, str | int | float] = Field(default_factory=dict, max_length=20)
+    column: str = Field(default="", max_length=MAX_MAP_TEXT)
+    x: str = Field(default="", max_length=MAX_MAP_TEXT)
+
+    @model_validator(mode="after")
+    def _one_place(self) -> MapPointer:
+        given = [name for name in ("metric", "file", "table") if getattr(self, name)]
+        if len(given) != 1:
+            raise ValueError("give exactly one of metric, file or table")
+        if self.metric and (self.row is not None or self.where or self.column or self.x):
+            raise ValueError("a metric pointer takes no row, where, column or x")
+        if not self.metric and not self.column:
+            raise ValueError("a file or table pointer needs a column")
+        if self.row is not None and self.where:
+            raise ValueError("give row or where, not both")
+        if any(len(str(k)) > MAX_MAP_TEXT or len(str(v)) > MAX_MAP_TEXT
+               for k, v in self.where.items()):  # fmt: skip
+            raise ValueError(f"where: a column or value above {MAX_MAP_TEXT} characters")
+        return self
+
+    def describe(self) -> str:
+        """The pointer as people read it (``outputs/runs.csv, rows method=ours, column acc``)."""
+        if self.metric:
+            return f"metric {self.metric}"
+        rows = (
+            f"row {self.row}" if self.row is not None
+            else "rows " + ", ".join(f"{k}={v}" for k, v in self.where.items()) if self.where
+            else "every row"
+        )  # fmt: skip
+        return f"{self.file or 'table ' + self.table}, {rows}, column {self.column}"
+
+
+class EvidenceMap(BaseModel):
+    """``evidence_map.json``: per claim (its id ``p1/C1`` or key ``C1``) and quantity name, one
+    pointer or a list of them (each list item gives its own seeds). Testimony: it only says
+    where to look; the judge reads every value there itself and checks that a successful
+    recorded run produced it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: int
+    claims: dict[str, dict[str, MapPointer | list[MapPointer]]] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _known_format(self) -> EvidenceMap:
+        if self.format != EVIDENCE_MAP_FORMAT:
+            raise ValueError(
+                f"format {self.format} is not known (this openrepro reads format "
+                f"{EVIDENCE_MAP_FORMAT})"
+            )
+        entries = [p for quantities in self.claims.values() for p in quantities.values()]
+        count = sum(len(p) if isinstance(p, list) else 1 for p in entries)
+        if count > MAX_MAP_ENTRIES:
+            raise ValueError(f"{count:,} pointers, above the cap of {MAX_MAP_ENTRIES:,}")
+        return self
+
+    def pointers(self, claim_id: str, claim_key: str, quantity: str) -> list[MapPointer]:
+        """The pointers given for ``quantity`` of the claim (by its id, else its key)."""
+        entry = self.claims.get(claim_id) or self.claims.get(claim_key) or {}
+        found = entry.get(quantity)
+        if found is None:
+            return []
+        return found if isinstance(found, list) else [found]
+
+
+def read_evidence_map(base: Path) -> EvidenceMap | None:
+    """The evidence map at ``base`` (the folder the logbook's file paths are relative to), or
+    ``None`` when there is none. A malformed map is a :class:`LogbookError` naming the file and
+    the problem: the submission is refused (nothing is stored) and the participant fixes it."""
+    path = base / EVIDENCE_MAP_FILE
+    if not path.exists() and not path.is_symlink():
+        return None
+    if path.is_symlink() or not path.is_file():
+        raise LogbookError(f"{EVIDENCE_MAP_FILE}: not a regular file")
+    data = read_json_object(path, EVIDENCE_MAP_FILE)
+    if "format" not in data:
+        raise LogbookError(
+            f'{EVIDENCE_MAP_FILE}: no format version (write "format": {EVIDENCE_MAP_FORMAT})'
+        )
+    try:
+        return EvidenceMap.model_validate(data)
+    except ValidationError as exc:
+        raise LogbookError(f"{EVIDENCE_MAP_FILE}: {validation_problems(exc)}") from exc

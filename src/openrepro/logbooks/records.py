@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, PrivateAttr
 
+from openrepro.logbooks.manifest import EvidenceMap
+
 __all__ = [
     "Artifact",
     "Cell",
@@ -29,7 +31,7 @@ __all__ = [
     "Testimony",
 ]
 
-_ADDED_FIELDS = ("tags", "paper_refs", "tables", "side_files")
+_ADDED_FIELDS = ("tags", "paper_refs", "tables", "side_files", "evidence_map")
 
 CellType = Literal["markdown", "code", "figure", "artifact", "dashboard"]
 
@@ -182,6 +184,8 @@ class LogbookRecord(BaseModel):
     tables: list[TableRef] = Field(default_factory=list)
     side_files: list[SideFile] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)  # what the reader forgave, and how
+    #: the participant's ``evidence_map.json`` (testimony: where to look, never a value)
+    evidence_map: EvidenceMap | None = None
     # Files the reader made rather than found (images decoded from figure cells): path -> bytes.
     # Not part of the record's JSON; `submit` writes them into the file store with the rest.
     _embedded: dict[str, bytes] = PrivateAttr(default_factory=dict)

@@ -33,8 +33,10 @@ from sqlalchemy.orm import Session
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import LogbookError
 from openrepro.identity.service import check_not_frozen
+from openrepro.logbooks.bundle import file_ref
 from openrepro.logbooks.limits import check_record
 from openrepro.logbooks.linking import link_paper
+from openrepro.logbooks.manifest import EVIDENCE_MAP_FILE, read_evidence_map
 from openrepro.logbooks.records import LogbookRecord, PaperRef
 from openrepro.logbooks.trackio_reader import page_claims
 from openrepro.store import Claim, Logbook, Participant
@@ -45,6 +47,7 @@ __all__ = [
     "blob_path",
     "read_logbook",
     "submit_logbook",
+    "with_evidence_map",
 ]
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".zip")
@@ -267,6 +270,7 @@ def submit_logbook(
         else:
             root, _ = _find_root(folder)  # file paths in the record are relative to it
             record = read_logbook(folder).model_copy(update={"source": str(source)})
+        record = with_evidence_map(record, root)
         participant = _check_handle(handle or record.participant or "")
         for field, value in (("paper id", record.paper_id or ""), ("title", record.title)):
             if "\x00" in value:  # PostgreSQL text cannot hold it; SQLite would store it
@@ -279,6 +283,19 @@ def submit_logbook(
                           paper)  # fmt: skip
         finally:
             shutil.rmtree(staging, ignore_errors=True)
+
+
+def with_evidence_map(record: LogbookRecord, root: Path) -> LogbookRecord:
+    """``record`` with the evidence map found at ``root`` (kept as a file too, so the stored
+    logbook holds what the participant wrote); a malformed map refuses the submission with a
+    :class:`LogbookError` naming the problem (see
+    :func:`~openrepro.logbooks.manifest.read_evidence_map`)."""
+    found = read_evidence_map(root)
+    if found is None:
+        return record
+    ref = file_ref(root, EVIDENCE_MAP_FILE, EVIDENCE_MAP_FILE)
+    files = sorted({f.path: f for f in [*record.files, ref]}.values(), key=lambda f: f.path)
+    return record.model_copy(update={"evidence_map": found, "files": files})
 
 
 def _refs(record: LogbookRecord) -> list[PaperRef]:

@@ -52,6 +52,7 @@ __all__ = [
     "TextTable",
     "index_tables",
     "number",
+    "read_column",
     "read_value",
     "table_format",
     "text_tables",
@@ -585,3 +586,66 @@ def read_value(
     text = _text_of(ref, runs, pages)
     values = text.rows[row - 1]
     return _as_value(table, row, column, values[text.columns.index(column)])
+
+
+def _file_column(path: Path, fmt: str, column: str, name: str) -> Iterator[object]:
+    """Every value of one column of a table file, in row order, streamed (JSON parsed whole)."""
+    if fmt in ("csv", "tsv"):
+        with path.open(encoding="utf-8", errors="replace", newline="") as handle:
+            reader = _csv_reader(handle, fmt)
+            header = [c.strip() for c in next(reader, [])]
+            if column not in header:
+                raise LogbookError(f"{name}: no column {column!r}")
+            index = header.index(column)
+            for values in reader:
+                if values:
+                    yield values[index] if index < len(values) else ""
+        return
+    if fmt == "jsonl":
+        for item in _jsonl_rows(path, name):
+            yield item.get(column)
+        return
+    if fmt == "parquet":
+        handle = _parquet(path)
+        if column not in handle.schema_arrow.names:
+            raise LogbookError(f"{name}: no column {column!r}")
+        for group in range(handle.num_row_groups):
+            yield from handle.read_row_group(group, columns=[column]).column(0).to_pylist()
+        return
+    shaped = _json_rows(_load_json(path, name))
+    if shaped is None:
+        raise LogbookError(f"{name}: JSON that is not a table")
+    for row in shaped[1]:
+        yield row.get(column)
+
+
+def read_column(
+    tables: list[TableRef],
+    runs: list[Run],
+    pages: list[Page],
+    table: str,
+    column: str,
+    locate: Callable[[FileRef], Path | None],
+    *,
+    max_rows: int,
+) -> list[TableValue]:
+    """Every value of ``column`` of ``table``, row 1 first, read by code in one pass (what
+    :func:`read_value` reads cell by cell). Raises :class:`LogbookError` when the column is not
+    there, or the table has more than ``max_rows`` rows."""
+    ref = next((t for t in tables if t.table == table), None)
+    if ref is None:
+        raise LogbookError(f"no table {table!r} in the logbook")
+    if column not in ref.columns:
+        raise LogbookError(f"table {ref.path or table}: no column {column!r}")
+    if ref.rows > max_rows or ref.truncated:
+        raise LogbookError(f"table {ref.path or table}: {ref.rows:,} rows, above {max_rows:,}")
+    if ref.source == "file":
+        path = locate(FileRef(path=ref.path, sha256=ref.table, size=0))
+        if path is None:
+            raise LogbookError(f"{ref.path}: the file is not in the store")
+        raw = list(_file_column(path, ref.format, column, ref.path))
+    else:
+        text = _text_of(ref, runs, pages)
+        index = text.columns.index(column)
+        raw = [values[index] for values in text.rows]
+    return [_as_value(table, n, column, value) for n, value in enumerate(raw[: ref.rows], 1)]
