@@ -155,12 +155,22 @@ def test_items_are_numbered_and_cover_metrics_lines_files() -> None:
     files = {i.pointer.path: i.run_ok for i in items if i.pointer.kind == "file"}
     assert files == {"results/seed0.json": True, "figures/acc.png": False}
     metric_items = [i for i in items if i.pointer.kind == "metric"]
-    assert len(metric_items) == 8
+    assert len(metric_items) == 7  # all but C10's accuracy: another claim's exact key
     assert all(i.value is not None for i in metric_items)
     by_run_ok = {(i.pointer.run, i.pointer.key, i.pointer.step): i.run_ok for i in metric_items}
     assert by_run_ok[("seed0", KEY, 2)] is True
     assert by_run_ok[("seed1", KEY, 0)] is False
     assert by_run_ok[("late", "claims/p1/C1/speedup", 0)] is False
+
+
+def test_items_leave_out_other_claims_exact_keys() -> None:
+    # C10's accuracy is C10's evidence: an extractor for C1 never sees it, so a C1 verdict
+    # cannot rest on it (and the prompt does not carry every other claim's metrics)
+    keys = {i.pointer.key for i in evidence_items(_trackio_record(), CLAIM)}
+    assert "claims/p1/C10/accuracy" not in keys
+    assert KEY in keys and "train/loss" in keys  # its own and unprefixed metrics stay
+    other = {i.pointer.key for i in evidence_items(_trackio_record(), "p1/C10")}
+    assert "claims/p1/C10/accuracy" in other and KEY not in other
 
 
 def test_items_ranked_by_relevance_metrics_first() -> None:

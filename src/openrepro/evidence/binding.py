@@ -51,7 +51,7 @@ from pydantic import BaseModel, Field, ValidationError
 from openrepro.claims.checks import Check, Quantity, sweep_metric, sweeps_of
 from openrepro.errors import LogbookError
 from openrepro.evidence.checks import EvidenceLevels, apply_levels
-from openrepro.evidence.gather import metric_measurements
+from openrepro.evidence.gather import CLAIM_METRICS, metric_measurements
 from openrepro.evidence.records import Flag, Measurement, Pointer, describe_pointer
 from openrepro.evidence.relations import Bound
 from openrepro.logbooks.manifest import MapPointer
@@ -390,7 +390,7 @@ def _metric_candidates(
     record: LogbookRecord, quantity: Quantity, names: set[str]
 ) -> list[_Candidate]:
     def name_of(key: str) -> str | None:
-        if key.startswith("claims/"):
+        if key.startswith(CLAIM_METRICS):
             return None  # a claim's own keys bind by rule 1 only
         return key if normalise_name(key.rsplit("/", 1)[-1]) in names else None
 

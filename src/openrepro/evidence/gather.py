@@ -30,6 +30,7 @@ from openrepro.logbooks.runs import WINDOW_SLACK_S, RunFinder
 from openrepro.logbooks.tables import read_value
 
 __all__ = [
+    "CLAIM_METRICS",
     "INJECTION_PATTERNS",
     "WINDOW_SLACK_S",
     "check_pointer",
@@ -80,9 +81,13 @@ def _lines(output: str) -> list[str]:
 # ---- runs and time ----
 
 
+#: where every claim's exact metric keys live: ``claims/<claim id>/<quantity>``
+CLAIM_METRICS = "claims/"
+
+
 def claim_metric_prefix(claim_id: str) -> str:
     """The metric key prefix a logbook uses for one claim: ``claims/<claim_id>/``."""
-    return f"claims/{claim_id}/"
+    return f"{CLAIM_METRICS}{claim_id}/"
 
 
 def _last_steps(metrics: Iterable[Metric]) -> list[Metric]:
@@ -211,10 +216,12 @@ class _Candidate:
     minor_rank: int  # within a kind: 0 preferred (a series' last step), 1 otherwise
 
 
-def _metric_candidates(record: LogbookRecord) -> Iterator[_Candidate]:
+def _metric_candidates(record: LogbookRecord, prefix: str) -> Iterator[_Candidate]:
     finder = RunFinder(record)
     last = {id(m) for m in _last_steps(record.metrics)}
     for metric in record.metrics:
+        if metric.key.startswith(CLAIM_METRICS) and not metric.key.startswith(prefix):
+            continue  # another claim's exact key is that claim's evidence, never this one's
         run = finder.run_of(metric)
         where = f"run {run.id}" if run else "not within a recorded run"
         text = f"{metric.key} = {metric.value!r} (series {metric.run}, step {metric.step}, {where})"
@@ -276,7 +283,8 @@ def evidence_items(
     Items are ranked by how many words of the claim (its id, ``claim_text`` and the metric names
     logged under its prefix) they share; ties go to metrics, then output lines, then files, and
     within metrics to a series' last step. Items are kept in that order while their texts fit in
-    ``budget_chars`` in total. Testimony never becomes an item.
+    ``budget_chars`` in total. Testimony never becomes an item, nor a metric logged under another
+    claim's prefix (``claims/p1/C2/...`` is C2's evidence, not C1's).
     """
     prefix = claim_metric_prefix(claim_id)
     wanted = _tokens(claim_id) | _tokens(claim_text)
@@ -284,7 +292,7 @@ def evidence_items(
         if metric.key.startswith(prefix):
             wanted |= _tokens(metric.key[len(prefix) :])
     candidates = [
-        *_metric_candidates(record),
+        *_metric_candidates(record, prefix),
         *_line_candidates(record),
         *_file_candidates(record),
     ]
