@@ -5,6 +5,7 @@ from openrepro.store import (  # noqa: F401
     tables_identity,
     tables_jobs,
     tables_organizer,
+    tables_outcomes,
     tables_provenance,
 )
 from openrepro.store.db import Store, head_revision, make_engine, normalize_url
