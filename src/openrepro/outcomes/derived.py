@@ -41,7 +41,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, insert, select, text, update
 from sqlalchemy.orm import Session
 
 from openrepro.challenge import ChallengeContext
@@ -190,6 +190,11 @@ def rebuild(ctx: ChallengeContext) -> int:
 def _build(session: Session, ctx: ChallengeContext, stale: Sequence[tuple[int, int]]) -> None:
     """Replace the derived rows of these papers by the full query's, record their marks."""
     papers = [p for p, _ in stale]
+    if len(papers) >= 100 and session.get_bind().dialect.name == "postgresql":
+        # PostgreSQL plans over tables filled in this very transaction (or freshly bulk-loaded)
+        # from stale statistics and picks nested loops that go quadratic over many papers;
+        # rebuilding many papers is a bulk job, which hash joins suit (this transaction only)
+        session.execute(text("SET LOCAL enable_nestloop = off"))
     for table in _DERIVED:
         session.execute(delete(table).where(table.paper_id.in_(papers)))
     restrict = "AND p.id IN :papers"
