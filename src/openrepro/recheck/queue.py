@@ -53,13 +53,18 @@ __all__ = [
 ]
 
 
-def _derived_query(
-    ctx: ChallengeContext, select_sql: str, *, public: bool, params: dict[str, Any] | None = None
-) -> tuple[Any, dict[str, Any]]:
-    """``select_sql`` over the current verdicts ``eff`` as the derived tables hold them
-    (:mod:`openrepro.outcomes.derived`, refreshed first), hidden papers left out when public."""
+def _fresh(ctx: ChallengeContext, public: bool) -> list[int]:
+    """Refresh the derived tables; the papers a public view leaves out."""
     derived.ensure_fresh(ctx)
-    hidden = hidden_papers(ctx) if public else []
+    return hidden_papers(ctx) if public else []
+
+
+def _derived_query(
+    ctx: ChallengeContext, select_sql: str, *, hidden: Sequence[int],
+    params: dict[str, Any] | None = None,
+) -> tuple[Any, dict[str, Any]]:  # fmt: skip
+    """``select_sql`` over the current verdicts ``eff`` as the derived tables hold them
+    (:mod:`openrepro.outcomes.derived`; :func:`_fresh` first), ``hidden`` papers left out."""
     body = "WITH " + derived.derived_sql(bool(hidden)) + select_sql
     lists = [k for k, v in (params or {}).items() if isinstance(v, list)]
     return statement(body, *lists), {**query_params(ctx, hidden), **(params or {})}
@@ -71,6 +76,12 @@ def flagged_verdicts(
     """Current verdicts carrying a flag that queues their claim (:data:`FLAG_REASONS`), as
     (claim id, verdict id, logbook id, participant, judge's value, flags): narrowed in SQL by
     the flags' JSON text, then confirmed on the decoded list."""
+    return _flagged(session, ctx, _fresh(ctx, public))
+
+
+def _flagged(
+    session: Session, ctx: ChallengeContext, hidden: Sequence[int]
+) -> list[tuple[int, int, int, str, str, list[str]]]:
     like = " OR ".join(f"CAST(v.flags AS TEXT) LIKE '%\"{flag}\"%'" for flag in FLAG_REASONS)
     stmt, args = _derived_query(
         ctx,
@@ -78,7 +89,7 @@ def flagged_verdicts(
         " FROM eff JOIN verdicts v ON v.id = eff.verdict_id"
         " JOIN participants pt ON pt.id = eff.participant_id"
         f" WHERE {like} ORDER BY eff.verdict_id",
-        public=public,
+        hidden=hidden,
     )
     out = []
     for claim_id, verdict_id, logbook_id, handle, value, raw in session.execute(stmt, args):
@@ -92,8 +103,7 @@ def _reasons(
     session: Session,
     ctx: ChallengeContext,
     consensus: list[tuple[int, str, int, int]],
-    hidden: set[int],
-    public: bool,
+    hidden: list[int],
 ) -> dict[int, list[QueueReason]]:
     found: dict[int, list[QueueReason]] = {}
     for claim_id, value, verified, falsified in consensus:
@@ -104,9 +114,7 @@ def _reasons(
                     detail=f"{verified} verified, {falsified} falsified (independent teams)",
                 )
             )
-    for claim_id, verdict_id, logbook_id, handle, value, flags in flagged_verdicts(
-        session, ctx, public=public
-    ):
+    for claim_id, verdict_id, logbook_id, handle, value, flags in _flagged(session, ctx, hidden):
         for flag in flags:
             if flag in FLAG_REASONS:
                 found.setdefault(claim_id, []).append(
@@ -122,7 +130,7 @@ def _reasons(
         " JOIN outcome_logbooks b ON b.logbook_id = t.logbook_id"
         " JOIN participants pt ON pt.id = b.participant_id"
         " ORDER BY t.logbook_id, t.claim_id",
-        public=public,
+        hidden=hidden,
     )
     for claim_id, book_id, handle in session.execute(stmt, args):
         found.setdefault(claim_id, []).append(
@@ -133,13 +141,13 @@ def _reasons(
 
 
 def _consensus(
-    ctx: ChallengeContext, public: bool, where: str, params: dict[str, Any]
+    ctx: ChallengeContext, hidden: list[int], where: str, params: dict[str, Any]
 ) -> list[tuple[int, str, int, int]]:
     """(claim id, consensus, verified, falsified) of the claims ``where`` selects (over the
     derived ``consensus``), by paper then claim."""
     stmt, args = _derived_query(
         ctx, " SELECT claim_id, consensus, nv, nf FROM consensus" + where
-        + " ORDER BY paper_id, claim_id", public=public, params=params,
+        + " ORDER BY paper_id, claim_id", hidden=hidden, params=params,
     )  # fmt: skip
     with ctx.store.session() as session:
         return [(int(c), str(v), int(n), int(f)) for c, v, n, f in session.execute(stmt, args)]
@@ -157,14 +165,14 @@ def _runs(session: Session, claim_ids: list[int]) -> dict[int, list[RecheckRun]]
 
 
 def _current_logbooks(
-    session: Session, ctx: ChallengeContext, claim_ids: list[int], public: bool
+    session: Session, ctx: ChallengeContext, claim_ids: list[int], hidden: list[int]
 ) -> list[tuple[int, int]]:
     """(claim id, logbook id) of the current verdicts on the given claims."""
     if not claim_ids:
         return []
     stmt, args = _derived_query(
         ctx, " SELECT claim_id, logbook_id FROM eff WHERE claim_id IN :claims",
-        public=public, params={"claims": claim_ids},
+        hidden=hidden, params={"claims": claim_ids},
     )  # fmt: skip
     return [(int(c), int(b)) for c, b in session.execute(stmt, args)]
 
@@ -222,10 +230,11 @@ def recheck_queue(
         raise ConfigError(f"unknown status {status!r}: one of {', '.join(STATUSES)}")
     if reason is not None and reason not in REASONS:
         raise ConfigError(f"unknown reason {reason!r}: one of {', '.join(REASONS)}")
-    disputed = _consensus(ctx, public, " WHERE consensus IN ('falsified', 'contested')", {})
-    hidden = set(hidden_papers(ctx)) if public else set()
+    shut = _fresh(ctx, public)
+    hidden = set(shut)
+    disputed = _consensus(ctx, shut, " WHERE consensus IN ('falsified', 'contested')", {})
     with ctx.store.session() as session:
-        reasons = _reasons(session, ctx, disputed, hidden, public)
+        reasons = _reasons(session, ctx, disputed, shut)
         history = set(
             session.scalars(
                 select(RecheckRun.claim_id).where(RecheckRun.challenge_id == ctx.challenge_id)
@@ -240,14 +249,12 @@ def recheck_queue(
         ids = sorted(set(reasons) | history)
         consensus = {
             row[0]: row[1]
-            for row in _consensus(
-                ctx, public, " WHERE claim_id IN :claims", {"claims": ids or [-1]}
-            )
+            for row in _consensus(ctx, shut, " WHERE claim_id IN :claims", {"claims": ids or [-1]})
         }
         runs = _runs(session, ids)
         decisions = latest_decisions(session, ctx.challenge_id, ids)
         currents: dict[int, list[int]] = {}
-        for claim_id, logbook_id in _current_logbooks(session, ctx, ids, public):
+        for claim_id, logbook_id in _current_logbooks(session, ctx, ids, shut):
             currents.setdefault(claim_id, []).append(logbook_id)
         entries: list[QueueEntry] = []
         rows = session.execute(
