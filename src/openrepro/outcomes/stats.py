@@ -111,21 +111,19 @@ _D_VERDICT_COUNTS_SQL = """
 _D_TOTALS_SQL = """
     SELECT
       (SELECT COUNT(*) FROM papers p WHERE p.challenge_id = :challenge),
-      COALESCE(SUM(CASE WHEN logbooks > 0 THEN 1 ELSE 0 END), 0),
-      COALESCE(SUM(logbooks), 0),
-      (SELECT COUNT(DISTINCT participant_id) FROM outcome_logbooks
-         WHERE challenge_id = :challenge {shown}),
-      (SELECT COALESCE(SUM(claims), 0) FROM outcome_papers WHERE challenge_id = :challenge),
-      COALESCE(SUM(claims - unattempted), 0),
-      (SELECT COALESCE(SUM(n), 0) FROM outcome_tallies WHERE challenge_id = :challenge {shown})
-    FROM outcome_papers WHERE challenge_id = :challenge {shown}"""
+      COALESCE(SUM(CASE WHEN logbooks > 0 {shown_case} THEN 1 ELSE 0 END), 0),
+      COALESCE(SUM(CASE WHEN 1 = 1 {shown_case} THEN logbooks ELSE 0 END), 0),
+      COALESCE(SUM(claims), 0),
+      COALESCE(SUM(CASE WHEN 1 = 1 {shown_case} THEN claims - unattempted ELSE 0 END), 0)
+    FROM outcome_papers WHERE challenge_id = :challenge"""
 
 _D_CREDIT_SQL = """
-    SELECT pt.handle, pt.team, COUNT(*), SUM(b.verdicts), SUM(b.credit_verified),
-           SUM(b.credit_falsified), pt.team_confirmed
-    FROM outcome_logbooks b JOIN participants pt ON pt.id = b.participant_id
-    WHERE b.challenge_id = :challenge {shown}
-    GROUP BY b.participant_id, pt.handle, pt.team, pt.team_confirmed"""
+    SELECT pt.handle, pt.team, b.n, b.verdicts, b.v, b.f, pt.team_confirmed
+    FROM (SELECT participant_id, COUNT(*) AS n, SUM(verdicts) AS verdicts,
+                 SUM(credit_verified) AS v, SUM(credit_falsified) AS f
+          FROM outcome_logbooks WHERE challenge_id = :challenge {shown}
+          GROUP BY participant_id) b
+    JOIN participants pt ON pt.id = b.participant_id"""
 
 _CONSENSUS_COLUMNS = dict(zip(CONSENSUS, ("verified", "falsified", "contested", "toy_only",
                                           "inconclusive", "unattempted"), strict=True))  # fmt: skip
@@ -135,6 +133,7 @@ def _derived_figures(session: Session, ctx: ChallengeContext, public: bool) -> l
     """The five result sets of the reference tails, from the derived tables."""
     hidden = hidden_papers(ctx) if public else []
     shown = "AND paper_id NOT IN :hidden" if hidden else ""
+    shown_case = shown  # the same condition inside CASE WHEN
     if hidden:  # a hidden paper's claims read as unattempted, as in the full query
         sums = ", ".join(
             f"SUM(CASE WHEN paper_id IN :hidden THEN {'claims' if c == 'unattempted' else 0} "
@@ -147,12 +146,17 @@ def _derived_figures(session: Session, ctx: ChallengeContext, public: bool) -> l
     out: list[list[Any]] = []
     for sql in (_D_ROWS_SQL + _ROWS_SELECT, _D_CONSENSUS_SQL, _D_VERDICT_COUNTS_SQL,
                 _D_TOTALS_SQL, _D_CREDIT_SQL):  # fmt: skip
-        stmt = statement(sql.format(shown=shown, sums=sums))
+        stmt = statement(sql.format(shown=shown, sums=sums, shown_case=shown_case))
         out.append(list(session.execute(stmt, args).all()))
     consensus_sums = out[1][0]
     out[1] = [
         (name, int(n or 0)) for name, n in zip(_CONSENSUS_COLUMNS, consensus_sums, strict=True)
     ]
+    # totals in the reference order: participants with a current logbook are the credit rows,
+    # current verdicts the sum of the verdict counts
+    papers, attempted, logbooks, claims, judged = out[3][0]
+    verdicts = sum(int(n) for _v, _p, n in out[2])
+    out[3] = [(papers, attempted, logbooks, len(out[4]), claims, judged, verdicts)]
     return out
 
 
