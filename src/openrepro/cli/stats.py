@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from openrepro.cli._common import console, open_from, print_json
-from openrepro.outcomes import Stats, compute_stats, render_markdown
+from openrepro.outcomes import Stats, compute_stats, rebuild_derived, render_markdown
 
 __all__ = ["print_stats", "stats"]
 
@@ -60,10 +60,15 @@ def stats(
     public: bool = typer.Option(
         False, "--public", help="Leave out papers inside their anti-herding window."
     ),
+    rebuild: bool = typer.Option(
+        False, "--rebuild", help="First rebuild the derived outcome tables from the full query."
+    ),
 ) -> None:
     """The seeds' outcome table (count and % of examined papers), totals, claim consensus,
     verdicts per provenance level, and per-participant credit."""
     challenge = open_from(ctx)
+    if rebuild:
+        rebuild_derived(challenge)
     result = compute_stats(challenge, public=public)
     if fmt is StatsFormat.json:
         print_json(result)

@@ -1,10 +1,12 @@
 """Outcomes: the current verdicts, per-claim consensus across logbooks, per-paper outcome rows,
-statistics, and the authors' responses to findings."""
+statistics, and the authors' responses to findings; the derived per-paper tables that keep them
+(:mod:`openrepro.outcomes.derived`)."""
 
 from __future__ import annotations
 
 from openrepro.outcomes.compute import claim_consensus, paper_outcomes
 from openrepro.outcomes.current import CurrentVerdict, current_verdicts, hidden_papers
+from openrepro.outcomes.derived import rebuild as rebuild_derived
 from openrepro.outcomes.overrides import OverrideResult, override_verdict
 from openrepro.outcomes.records import (
     CONSENSUS,
@@ -49,6 +51,7 @@ __all__ = [
     "hidden_papers",
     "override_verdict",
     "paper_outcomes",
+    "rebuild_derived",
     "render_markdown",
     "render_tables",
 ]

@@ -1,11 +1,10 @@
 """Claim consensus and paper outcomes, computed in SQL (one statement each, any store).
 
-Which verdicts count is :mod:`openrepro.outcomes.current` (the current verdicts, ``eff``).
-
-"Independent" means different groups (``grp`` of :mod:`openrepro.outcomes.current`): a confirmed
-team, or a participant alone (no team, or a team membership nobody confirmed). Within a group,
-verified and falsified together count as inconclusive; across groups they make the claim
-``contested``.
+Which verdicts count is :mod:`openrepro.outcomes.current` (the current verdicts, ``eff``);
+consensus is :mod:`openrepro.outcomes.consensus`. Statements read them from the derived tables
+(:mod:`openrepro.outcomes.derived`, refreshed first); ``reference=True`` computes them from the
+base tables instead, with the full query: the definition the derived tables are checked against
+(tests, ``bench/outcomes_scale.py``).
 """
 
 from __future__ import annotations
@@ -18,6 +17,8 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from openrepro.challenge import ChallengeContext
+from openrepro.outcomes import derived
+from openrepro.outcomes.consensus import CONSENSUS_SQL, OUTCOMES_SQL
 from openrepro.outcomes.current import current_verdicts_sql, hidden_papers, query_params, statement
 from openrepro.outcomes.records import ClaimConsensus, PaperOutcome
 
@@ -30,88 +31,24 @@ __all__ = [
 ]
 
 
-_CONSENSUS_SQL = """
-    team AS (
-        SELECT claim_id, grp,
-               MAX(CASE WHEN value = 'verified' THEN 1 ELSE 0 END) AS v,
-               MAX(CASE WHEN value = 'falsified' THEN 1 ELSE 0 END) AS f,
-               MAX(CASE WHEN value = 'toy' THEN 1 ELSE 0 END) AS t,
-               COUNT(*) AS n, SUM(edited) AS edited
-        FROM eff GROUP BY claim_id, grp
-    ),
-    per_claim AS (
-        SELECT claim_id,
-               SUM(CASE WHEN v = 1 AND f = 0 THEN 1 ELSE 0 END) AS nv,
-               SUM(CASE WHEN f = 1 AND v = 0 THEN 1 ELSE 0 END) AS nf,
-               SUM(CASE WHEN t = 1 AND v = 0 AND f = 0 THEN 1 ELSE 0 END) AS nt,
-               SUM(CASE WHEN v = 0 AND f = 0 AND t = 0 THEN 1 ELSE 0 END)
-                 + SUM(CASE WHEN v = 1 AND f = 1 THEN 1 ELSE 0 END) AS ni,
-               SUM(n) AS logbooks, SUM(edited) AS edited
-        FROM team GROUP BY claim_id
-    ),
-    consensus AS (
-        SELECT c.id AS claim_id, c.paper_id, p.venue_id, c.key,
-               CASE
-                 WHEN pc.claim_id IS NULL THEN 'unattempted'
-                 WHEN pc.nv > 0 AND pc.nf > 0 THEN 'contested'
-                 WHEN pc.nv > 0 THEN 'verified'
-                 WHEN pc.nf > 0 THEN 'falsified'
-                 WHEN pc.nt > 0 THEN 'toy-only'
-                 ELSE 'inconclusive'
-               END AS consensus,
-               COALESCE(pc.logbooks, 0) AS logbooks, COALESCE(pc.nv, 0) AS nv,
-               COALESCE(pc.nf, 0) AS nf, COALESCE(pc.nt, 0) AS nt, COALESCE(pc.ni, 0) AS ni,
-               COALESCE(pc.edited, 0) AS edited
-        FROM claims c
-        JOIN papers p ON p.id = c.paper_id
-        LEFT JOIN per_claim pc ON pc.claim_id = c.id
-        WHERE p.challenge_id = :challenge AND c.status = 'active' {paper_filter}
-    )"""
-
-_OUTCOMES_SQL = """
-    per_paper AS (
-        SELECT paper_id,
-               COUNT(*) AS claims,
-               SUM(CASE WHEN consensus = 'verified' THEN 1 ELSE 0 END) AS verified,
-               SUM(CASE WHEN consensus = 'falsified' THEN 1 ELSE 0 END) AS falsified,
-               SUM(CASE WHEN consensus = 'contested' THEN 1 ELSE 0 END) AS contested,
-               SUM(CASE WHEN consensus = 'toy-only' THEN 1 ELSE 0 END) AS toy_only,
-               SUM(CASE WHEN consensus = 'inconclusive' THEN 1 ELSE 0 END) AS inconclusive,
-               SUM(CASE WHEN consensus = 'unattempted' THEN 1 ELSE 0 END) AS unattempted
-        FROM consensus GROUP BY paper_id
-    ),
-    judged AS (SELECT DISTINCT paper_id FROM eff),
-    books AS (
-        SELECT l.paper_id, COUNT(*) AS n FROM logbooks l
-        JOIN latest_logbook ll ON ll.id = l.id GROUP BY l.paper_id
-    )
-    SELECT p.id, p.venue_id, p.title,
-           COALESCE(pp.claims, 0) AS claims, COALESCE(b.n, 0) AS logbooks,
-           COALESCE(pp.verified, 0), COALESCE(pp.falsified, 0), COALESCE(pp.contested, 0),
-           COALESCE(pp.toy_only, 0), COALESCE(pp.inconclusive, 0), COALESCE(pp.unattempted, 0),
-           CASE WHEN j.paper_id IS NULL THEN 0 ELSE 1 END AS examined
-    FROM papers p
-    LEFT JOIN per_paper pp ON pp.paper_id = p.id
-    LEFT JOIN judged j ON j.paper_id = p.id
-    LEFT JOIN books b ON b.paper_id = p.id
-    WHERE p.challenge_id = :challenge {paper_filter}
-    ORDER BY p.id"""
-
-
 def run_sql(
     session: Session, ctx: ChallengeContext, tail: str, public: bool,
-    paper_ids: Sequence[int] | None,
+    paper_ids: Sequence[int] | None, *, reference: bool = False,
 ) -> list[Any]:  # fmt: skip
+    """``tail`` (a ``SELECT``, or more expressions after a comma) over ``latest_logbook``,
+    ``eff`` and ``consensus``; ``{paper_filter}`` in it restricts papers ``p``. From the derived
+    tables (call :func:`derived.ensure_fresh` first), or with ``reference`` the full query."""
     hidden = hidden_papers(ctx) if public else []
     paper_filter = "AND p.id IN :papers" if paper_ids is not None else ""
-    body = (
-        "WITH "
-        + current_verdicts_sql(bool(hidden), paper_filter)
-        + ","
-        + _CONSENSUS_SQL.format(paper_filter=paper_filter)
-        + tail.format(paper_filter=paper_filter)
-    )
-    stmt = statement(body)
+    if reference:
+        head = (
+            current_verdicts_sql(bool(hidden), paper_filter)
+            + ","
+            + CONSENSUS_SQL.format(paper_filter=paper_filter)
+        )
+    else:
+        head = derived.derived_sql(bool(hidden), paper_filter.replace("p.id", "paper_id"))
+    stmt = statement("WITH " + head + tail.format(paper_filter=paper_filter))
     return list(session.execute(stmt, query_params(ctx, hidden, paper_ids)).all())
 
 
@@ -132,14 +69,19 @@ def _split_ctes(sql: str) -> list[tuple[str, str]]:
 
 
 def run_many(
-    session: Session, ctx: ChallengeContext, tails: Sequence[str], public: bool
-) -> list[list[Any]]:
-    """Several statements over the same current verdicts and consensus, computed once: every
-    step (latest logbooks, latest verdicts, edits, effective values, teams, consensus) is
-    materialised in turn into a temporary table of this connection, then each tail reads them."""
+    session: Session, ctx: ChallengeContext, tails: Sequence[str], public: bool,
+    *, reference: bool = False,
+) -> list[list[Any]]:  # fmt: skip
+    """Several statements over the same current verdicts and consensus. From the derived tables
+    (call :func:`derived.ensure_fresh` first), each tail reads them directly; with
+    ``reference``, every step of the full query (latest logbooks, latest verdicts, edits,
+    effective values, teams, consensus) is materialised in turn into a temporary table of this
+    connection, then each tail reads them."""
+    if not reference:
+        return [run_sql(session, ctx, tail, public, None) for tail in tails]
     hidden = hidden_papers(ctx) if public else []
     steps = _split_ctes(
-        current_verdicts_sql(bool(hidden)) + "," + _CONSENSUS_SQL.format(paper_filter="")
+        current_verdicts_sql(bool(hidden)) + "," + CONSENSUS_SQL.format(paper_filter="")
     )
     params = query_params(ctx, hidden)
     bind = session.connection()
@@ -166,15 +108,26 @@ def run_many(
             bind.execute(text(f"DROP TABLE IF EXISTS or_{name}"))
 
 
+def _read(
+    ctx: ChallengeContext, tail: str, public: bool, paper_ids: Sequence[int] | None,
+    reference: bool,
+) -> list[Any]:  # fmt: skip
+    if not reference:
+        derived.ensure_fresh(ctx)
+    with ctx.store.session() as session:
+        return run_sql(session, ctx, tail, public, paper_ids, reference=reference)
+
+
 def claim_consensus(
-    ctx: ChallengeContext, *, paper_ids: Sequence[int] | None = None, public: bool = False
-) -> list[ClaimConsensus]:
-    """Consensus of every active claim (of the given papers), ordered by paper then claim."""
+    ctx: ChallengeContext, *, paper_ids: Sequence[int] | None = None, public: bool = False,
+    reference: bool = False,
+) -> list[ClaimConsensus]:  # fmt: skip
+    """Consensus of every active claim (of the given papers), ordered by paper then claim.
+    ``reference``: from the full query rather than the derived tables (same answer)."""
     tail = """
     SELECT claim_id, paper_id, venue_id, key, consensus, logbooks, nv, nf, nt, ni, edited
     FROM consensus ORDER BY paper_id, claim_id"""
-    with ctx.store.session() as session:
-        rows = run_sql(session, ctx, tail, public, paper_ids)
+    rows = _read(ctx, tail, public, paper_ids, reference)
     return [
         ClaimConsensus(
             claim_id=r[0], paper_id=r[1], paper=r[2], key=r[3], consensus=r[4],
@@ -186,22 +139,32 @@ def claim_consensus(
 
 
 def consensus_values(
-    ctx: ChallengeContext, *, public: bool = False
+    ctx: ChallengeContext, *, public: bool = False, reference: bool = False
 ) -> list[tuple[int, str, int, int]]:
     """(claim id, consensus, verified, falsified) of every active claim: the consensus alone,
     without building a record per claim (for callers that only look a few of them up)."""
     tail = " SELECT claim_id, consensus, nv, nf FROM consensus ORDER BY paper_id, claim_id"
-    with ctx.store.session() as session:
-        rows = run_sql(session, ctx, tail, public, None)
+    rows = _read(ctx, tail, public, None, reference)
     return [(int(r[0]), str(r[1]), int(r[2]), int(r[3])) for r in rows]
 
 
 def paper_outcomes(
-    ctx: ChallengeContext, *, paper_ids: Sequence[int] | None = None, public: bool = False
-) -> list[PaperOutcome]:
+    ctx: ChallengeContext, *, paper_ids: Sequence[int] | None = None, public: bool = False,
+    reference: bool = False,
+) -> list[PaperOutcome]:  # fmt: skip
     """One row per paper of the venue (attempted or not) with its outcome flags."""
-    with ctx.store.session() as session:
-        rows = run_sql(session, ctx, "," + _OUTCOMES_SQL, public, paper_ids)
+    if reference:
+        rows = _read(ctx, "," + OUTCOMES_SQL, public, paper_ids, reference)
+    else:
+        derived.ensure_fresh(ctx)
+        hidden = hidden_papers(ctx) if public else []
+        with ctx.store.session() as session:
+            rows = list(
+                session.execute(
+                    statement(derived.paper_outcomes_sql(bool(hidden), paper_ids is not None)),
+                    query_params(ctx, hidden, paper_ids),
+                ).all()
+            )
     return [_outcome(r) for r in rows]
 
 

@@ -1,17 +1,21 @@
 """`openrepro stats`: the seeds' outcome table, totals and per-participant credit.
 
-Every figure is one SQL aggregation over the current verdicts (see :mod:`.compute`); nothing
-loops over ORM rows.
+Every figure is one SQL aggregation over the current verdicts and consensus (see
+:mod:`.compute`), read from the derived tables (:mod:`.derived`); nothing loops over ORM rows.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from openrepro.challenge import ChallengeContext
 from openrepro.evidence import PROVENANCE_LEVELS
-from openrepro.outcomes import compute
+from openrepro.outcomes import compute, derived
+from openrepro.outcomes.consensus import AGREES
+from openrepro.outcomes.current import hidden_papers, query_params, statement
 from openrepro.outcomes.records import (
     CONSENSUS,
     OUTCOME_ROWS,
@@ -38,7 +42,9 @@ _ROWS_SQL = """,
     examined AS (
         SELECT pp.* FROM per_paper pp JOIN (SELECT DISTINCT paper_id FROM eff) j
         ON j.paper_id = pp.paper_id
-    )
+    )"""
+#: the seeds' rows over ``examined`` (paper_id, claims, v, f, c, t: claims per consensus)
+_ROWS_SELECT = """
     SELECT COUNT(*),
       SUM(CASE WHEN v > 0 THEN 1 ELSE 0 END),
       SUM(CASE WHEN v = claims THEN 1 ELSE 0 END),
@@ -77,17 +83,81 @@ _CREDIT_SQL = """,
     ),
     mine AS (
         SELECT e.participant_id, COUNT(*) AS verdicts,
-          SUM(CASE WHEN e.value = 'verified' AND k.consensus = 'verified'
-                    AND e.provenance <> 'testimony' THEN 1 ELSE 0 END) AS v,
-          SUM(CASE WHEN e.value = 'falsified' AND k.consensus = 'falsified'
-                    AND e.provenance <> 'testimony' THEN 1 ELSE 0 END) AS f
+          SUM(CASE WHEN {verified} THEN 1 ELSE 0 END) AS v,
+          SUM(CASE WHEN {falsified} THEN 1 ELSE 0 END) AS f
         FROM eff e JOIN consensus k ON k.claim_id = e.claim_id
         GROUP BY e.participant_id
     )
     SELECT pt.handle, pt.team, b.n, COALESCE(m.verdicts, 0), COALESCE(m.v, 0), COALESCE(m.f, 0),
            pt.team_confirmed
     FROM books b JOIN participants pt ON pt.id = b.participant_id
-    LEFT JOIN mine m ON m.participant_id = b.participant_id"""
+    LEFT JOIN mine m ON m.participant_id = b.participant_id""".format(
+    verified=AGREES.format(value="verified"), falsified=AGREES.format(value="falsified")
+)
+
+# -- the same figures from the derived tables (see :mod:`.derived`); {shown}: not hidden --
+_D_ROWS_SQL = """WITH examined AS (
+        SELECT paper_id, claims, verified AS v, falsified AS f, contested AS c, toy_only AS t
+        FROM outcome_papers WHERE challenge_id = :challenge AND examined = 1 {shown}
+    )"""
+
+_D_CONSENSUS_SQL = """
+    SELECT {sums} FROM outcome_papers WHERE challenge_id = :challenge"""
+
+_D_VERDICT_COUNTS_SQL = """
+    SELECT value, provenance, SUM(n) FROM outcome_tallies
+    WHERE challenge_id = :challenge {shown} GROUP BY value, provenance"""
+
+_D_TOTALS_SQL = """
+    SELECT
+      (SELECT COUNT(*) FROM papers p WHERE p.challenge_id = :challenge),
+      COALESCE(SUM(CASE WHEN logbooks > 0 {shown_case} THEN 1 ELSE 0 END), 0),
+      COALESCE(SUM(CASE WHEN 1 = 1 {shown_case} THEN logbooks ELSE 0 END), 0),
+      COALESCE(SUM(claims), 0),
+      COALESCE(SUM(CASE WHEN 1 = 1 {shown_case} THEN claims - unattempted ELSE 0 END), 0)
+    FROM outcome_papers WHERE challenge_id = :challenge"""
+
+_D_CREDIT_SQL = """
+    SELECT pt.handle, pt.team, b.n, b.verdicts, b.v, b.f, pt.team_confirmed
+    FROM (SELECT participant_id, COUNT(*) AS n, SUM(verdicts) AS verdicts,
+                 SUM(credit_verified) AS v, SUM(credit_falsified) AS f
+          FROM outcome_logbooks WHERE challenge_id = :challenge {shown}
+          GROUP BY participant_id) b
+    JOIN participants pt ON pt.id = b.participant_id"""
+
+_CONSENSUS_COLUMNS = dict(zip(CONSENSUS, ("verified", "falsified", "contested", "toy_only",
+                                          "inconclusive", "unattempted"), strict=True))  # fmt: skip
+
+
+def _derived_figures(session: Session, ctx: ChallengeContext, public: bool) -> list[list[Any]]:
+    """The five result sets of the reference tails, from the derived tables."""
+    hidden = hidden_papers(ctx) if public else []
+    shown = "AND paper_id NOT IN :hidden" if hidden else ""
+    shown_case = shown  # the same condition inside CASE WHEN
+    if hidden:  # a hidden paper's claims read as unattempted, as in the full query
+        sums = ", ".join(
+            f"SUM(CASE WHEN paper_id IN :hidden THEN {'claims' if c == 'unattempted' else 0} "
+            f"ELSE {c} END)"
+            for c in _CONSENSUS_COLUMNS.values()
+        )
+    else:
+        sums = ", ".join(f"SUM({c})" for c in _CONSENSUS_COLUMNS.values())
+    args = query_params(ctx, hidden)
+    out: list[list[Any]] = []
+    for sql in (_D_ROWS_SQL + _ROWS_SELECT, _D_CONSENSUS_SQL, _D_VERDICT_COUNTS_SQL,
+                _D_TOTALS_SQL, _D_CREDIT_SQL):  # fmt: skip
+        stmt = statement(sql.format(shown=shown, sums=sums, shown_case=shown_case))
+        out.append(list(session.execute(stmt, args).all()))
+    consensus_sums = out[1][0]
+    out[1] = [
+        (name, int(n or 0)) for name, n in zip(_CONSENSUS_COLUMNS, consensus_sums, strict=True)
+    ]
+    # totals in the reference order: participants with a current logbook are the credit rows,
+    # current verdicts the sum of the verdict counts
+    papers, attempted, logbooks, claims, judged = out[3][0]
+    verdicts = sum(int(n) for _v, _p, n in out[2])
+    out[3] = [(papers, attempted, logbooks, len(out[4]), claims, judged, verdicts)]
+    return out
 
 
 def _pct(count: int, whole: int) -> float:
@@ -100,14 +170,20 @@ def _jobs(session: Session, ctx: ChallengeContext) -> int:
     )
 
 
-def compute_stats(ctx: ChallengeContext, *, public: bool = False) -> Stats:
+def compute_stats(ctx: ChallengeContext, *, public: bool = False, reference: bool = False) -> Stats:
     """The seeds' table (count and % of examined), totals, consensus and verdict counts (per
-    value and per provenance level), and per-participant credit, best first."""
+    value and per provenance level), and per-participant credit, best first. ``reference``:
+    from the full query rather than the derived tables (same answer; see :mod:`.derived`)."""
+    if not reference:
+        derived.ensure_fresh(ctx)
     with ctx.store.session() as session:
-        tails = [_ROWS_SQL, _CONSENSUS_COUNTS_SQL, _VERDICT_COUNTS_SQL, _TOTALS_SQL, _CREDIT_SQL]
-        rows_out, consensus_rows, verdict_rows, totals_out, credit_rows = compute.run_many(
-            session, ctx, tails, public
-        )
+        if reference:
+            tails = [_ROWS_SQL + _ROWS_SELECT, _CONSENSUS_COUNTS_SQL, _VERDICT_COUNTS_SQL,
+                     _TOTALS_SQL, _CREDIT_SQL]  # fmt: skip
+            figures = compute.run_many(session, ctx, tails, public, reference=True)
+        else:
+            figures = _derived_figures(session, ctx, public)
+        rows_out, consensus_rows, verdict_rows, totals_out, credit_rows = figures
         counts = [int(x or 0) for x in rows_out[0]]
         totals_row = totals_out[0]
         participants = session.scalar(

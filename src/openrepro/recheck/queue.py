@@ -2,21 +2,26 @@
 
 A claim is queued when (words as in docs/design.md §3):
 
-* its consensus is ``falsified`` or ``contested`` (:func:`openrepro.outcomes.claim_consensus`);
+* its consensus is ``falsified`` or ``contested`` (:mod:`openrepro.outcomes.consensus`);
 * a current verdict on it carries ``testimony_disagrees``, ``unit_mismatch``, ``finite_horizon``
   or ``injection_suspected``;
 * a logbook's testimony says it is falsified (read as the judge reads testimony stance);
 * or it was re-checked or decided before (it stays listed with its status).
 
-"Current" verdicts are :func:`openrepro.outcomes.current_verdicts`, the ones outcomes count. The
+"Current" verdicts are those of :mod:`openrepro.outcomes.current`, the ones outcomes count, read
+with consensus and the testimony stance from the derived tables
+(:mod:`openrepro.outcomes.derived`): store triggers mark each paper a write changes, and only
+marked papers are rebuilt before the queue is read, so the queue follows judge writes,
+overrides, re-check decisions and team confirmations without recomputing every verdict. The
 public queue (the board's) leaves out papers inside their anti-herding window, as every other
-public view does. The queue is computed on each call, not stored; runs and decisions are.
+public view does. Entries are assembled on each call; runs and decisions are stored.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -24,12 +29,8 @@ from sqlalchemy.orm import Session
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.service import resolve_claim
 from openrepro.errors import ConfigError, NotFoundError
-from openrepro.evidence.testimony import stance_of
-from openrepro.logbooks.records import Testimony
-from openrepro.logbooks.revisions import latest_logbook_ids
-from openrepro.outcomes import hidden_papers
-from openrepro.outcomes.compute import consensus_values
-from openrepro.outcomes.current import current_verdicts_query
+from openrepro.outcomes import derived, hidden_papers
+from openrepro.outcomes.current import query_params, statement
 from openrepro.recheck.records import (
     FLAG_REASONS,
     REASONS,
@@ -39,7 +40,7 @@ from openrepro.recheck.records import (
     QueueReason,
     RecheckReport,
 )
-from openrepro.store import Claim, Logbook, Paper, Participant
+from openrepro.store import Claim, Paper
 from openrepro.store.tables_organizer import RecheckDecision, RecheckRun
 
 __all__ = [
@@ -52,20 +53,43 @@ __all__ = [
 ]
 
 
+def _fresh(ctx: ChallengeContext, public: bool) -> list[int]:
+    """Refresh the derived tables; the papers a public view leaves out."""
+    derived.ensure_fresh(ctx)
+    return hidden_papers(ctx) if public else []
+
+
+def _derived_query(
+    ctx: ChallengeContext, select_sql: str, *, hidden: Sequence[int],
+    params: dict[str, Any] | None = None,
+) -> tuple[Any, dict[str, Any]]:  # fmt: skip
+    """``select_sql`` over the current verdicts ``eff`` as the derived tables hold them
+    (:mod:`openrepro.outcomes.derived`; :func:`_fresh` first), ``hidden`` papers left out."""
+    body = "WITH " + derived.derived_sql(bool(hidden)) + select_sql
+    lists = [k for k, v in (params or {}).items() if isinstance(v, list)]
+    return statement(body, *lists), {**query_params(ctx, hidden), **(params or {})}
+
+
 def flagged_verdicts(
     session: Session, ctx: ChallengeContext, *, public: bool
 ) -> list[tuple[int, int, int, str, str, list[str]]]:
     """Current verdicts carrying a flag that queues their claim (:data:`FLAG_REASONS`), as
     (claim id, verdict id, logbook id, participant, judge's value, flags): narrowed in SQL by
     the flags' JSON text, then confirmed on the decoded list."""
+    return _flagged(session, ctx, _fresh(ctx, public))
+
+
+def _flagged(
+    session: Session, ctx: ChallengeContext, hidden: Sequence[int]
+) -> list[tuple[int, int, int, str, str, list[str]]]:
     like = " OR ".join(f"CAST(v.flags AS TEXT) LIKE '%\"{flag}\"%'" for flag in FLAG_REASONS)
-    stmt, args = current_verdicts_query(
+    stmt, args = _derived_query(
         ctx,
         " SELECT eff.claim_id, eff.verdict_id, eff.logbook_id, pt.handle, v.verdict, v.flags"
         " FROM eff JOIN verdicts v ON v.id = eff.verdict_id"
         " JOIN participants pt ON pt.id = eff.participant_id"
         f" WHERE {like} ORDER BY eff.verdict_id",
-        public=public,
+        hidden=hidden,
     )
     out = []
     for claim_id, verdict_id, logbook_id, handle, value, raw in session.execute(stmt, args):
@@ -79,8 +103,7 @@ def _reasons(
     session: Session,
     ctx: ChallengeContext,
     consensus: list[tuple[int, str, int, int]],
-    hidden: set[int],
-    public: bool,
+    hidden: list[int],
 ) -> dict[int, list[QueueReason]]:
     found: dict[int, list[QueueReason]] = {}
     for claim_id, value, verified, falsified in consensus:
@@ -91,49 +114,43 @@ def _reasons(
                     detail=f"{verified} verified, {falsified} falsified (independent teams)",
                 )
             )
-    for claim_id, verdict_id, logbook_id, handle, value, flags in flagged_verdicts(
-        session, ctx, public=public
-    ):
+    for claim_id, verdict_id, logbook_id, handle, value, flags in _flagged(session, ctx, hidden):
         for flag in flags:
             if flag in FLAG_REASONS:
                 found.setdefault(claim_id, []).append(
                     QueueReason(reason=flag, logbook_id=logbook_id, verdict_id=verdict_id,
                                 participant=handle, detail=f"judge: {value}")
                 )  # fmt: skip
-    # testimony: every newest logbook's prose (only its testimony is read), as the judge reads it
-    latest = latest_logbook_ids(session, ctx.challenge_id)
-    prose: list[tuple[int, int, str, list[Testimony]]] = []
-    for start in range(0, len(latest), 5000):
-        for book_id, paper_id, handle, raw in session.execute(
-            select(Logbook.id, Logbook.paper_id, Participant.handle, Logbook.manifest["testimony"])
-            .join(Participant, Participant.id == Logbook.participant_id)
-            .where(Logbook.id.in_(latest[start : start + 5000]))
-            .order_by(Logbook.id)
-        ):
-            if raw and paper_id not in hidden:
-                items = raw if isinstance(raw, list) else json.loads(raw)
-                prose.append(
-                    (book_id, paper_id, handle, [Testimony.model_validate(t) for t in items])
-                )
-    if not prose:
-        return found
-    claims: dict[int, list[tuple[int, str, str]]] = {}
-    for claim_id, paper_id, venue_id, key in session.execute(
-        select(Claim.id, Claim.paper_id, Paper.venue_id, Claim.key)
-        .join(Paper, Paper.id == Claim.paper_id)
-        .where(Paper.challenge_id == ctx.challenge_id, Claim.status == "active")
-        .order_by(Claim.id)
-    ):
-        claims.setdefault(paper_id, []).append((claim_id, f"{venue_id}/{key}", key))
-    for book_id, paper_id, handle, testimony in prose:
-        for claim_id, name, key in claims.get(paper_id, []):
-            if stance_of(testimony, name, key) == "negative":
-                found.setdefault(claim_id, []).append(
-                    QueueReason(reason="testimony_falsification", logbook_id=book_id,
-                                participant=handle,
-                                detail="the logbook's prose says the claim is falsified")
-                )  # fmt: skip
+    # testimony: the current logbooks whose prose says a claim is falsified, as the judge reads
+    # testimony (kept per paper by the derived tables)
+    stmt, args = _derived_query(
+        ctx,
+        " SELECT t.claim_id, t.logbook_id, pt.handle FROM outcome_testimony t"
+        " JOIN latest_logbook ll ON ll.id = t.logbook_id"
+        " JOIN outcome_logbooks b ON b.logbook_id = t.logbook_id"
+        " JOIN participants pt ON pt.id = b.participant_id"
+        " ORDER BY t.logbook_id, t.claim_id",
+        hidden=hidden,
+    )
+    for claim_id, book_id, handle in session.execute(stmt, args):
+        found.setdefault(claim_id, []).append(
+            QueueReason(reason="testimony_falsification", logbook_id=book_id, participant=handle,
+                        detail="the logbook's prose says the claim is falsified")
+        )  # fmt: skip
     return found
+
+
+def _consensus(
+    ctx: ChallengeContext, hidden: list[int], where: str, params: dict[str, Any]
+) -> list[tuple[int, str, int, int]]:
+    """(claim id, consensus, verified, falsified) of the claims ``where`` selects (over the
+    derived ``consensus``), by paper then claim."""
+    stmt, args = _derived_query(
+        ctx, " SELECT claim_id, consensus, nv, nf FROM consensus" + where
+        + " ORDER BY paper_id, claim_id", hidden=hidden, params=params,
+    )  # fmt: skip
+    with ctx.store.session() as session:
+        return [(int(c), str(v), int(n), int(f)) for c, v, n, f in session.execute(stmt, args)]
 
 
 def _runs(session: Session, claim_ids: list[int]) -> dict[int, list[RecheckRun]]:
@@ -148,14 +165,14 @@ def _runs(session: Session, claim_ids: list[int]) -> dict[int, list[RecheckRun]]
 
 
 def _current_logbooks(
-    session: Session, ctx: ChallengeContext, claim_ids: list[int], public: bool
+    session: Session, ctx: ChallengeContext, claim_ids: list[int], hidden: list[int]
 ) -> list[tuple[int, int]]:
     """(claim id, logbook id) of the current verdicts on the given claims."""
     if not claim_ids:
         return []
-    stmt, args = current_verdicts_query(
+    stmt, args = _derived_query(
         ctx, " SELECT claim_id, logbook_id FROM eff WHERE claim_id IN :claims",
-        public=public, params={"claims": claim_ids}, expanding=["claims"],
+        hidden=hidden, params={"claims": claim_ids},
     )  # fmt: skip
     return [(int(c), int(b)) for c, b in session.execute(stmt, args)]
 
@@ -213,11 +230,11 @@ def recheck_queue(
         raise ConfigError(f"unknown status {status!r}: one of {', '.join(STATUSES)}")
     if reason is not None and reason not in REASONS:
         raise ConfigError(f"unknown reason {reason!r}: one of {', '.join(REASONS)}")
-    consensus_rows = consensus_values(ctx, public=public)
-    consensus = {row[0]: row[1] for row in consensus_rows}
-    hidden = set(hidden_papers(ctx)) if public else set()
+    shut = _fresh(ctx, public)
+    hidden = set(shut)
+    disputed = _consensus(ctx, shut, " WHERE consensus IN ('falsified', 'contested')", {})
     with ctx.store.session() as session:
-        reasons = _reasons(session, ctx, consensus_rows, hidden, public)
+        reasons = _reasons(session, ctx, disputed, shut)
         history = set(
             session.scalars(
                 select(RecheckRun.claim_id).where(RecheckRun.challenge_id == ctx.challenge_id)
@@ -230,10 +247,14 @@ def recheck_queue(
             )
         )
         ids = sorted(set(reasons) | history)
+        consensus = {
+            row[0]: row[1]
+            for row in _consensus(ctx, shut, " WHERE claim_id IN :claims", {"claims": ids or [-1]})
+        }
         runs = _runs(session, ids)
         decisions = latest_decisions(session, ctx.challenge_id, ids)
         currents: dict[int, list[int]] = {}
-        for claim_id, logbook_id in _current_logbooks(session, ctx, ids, public):
+        for claim_id, logbook_id in _current_logbooks(session, ctx, ids, shut):
             currents.setdefault(claim_id, []).append(logbook_id)
         entries: list[QueueEntry] = []
         rows = session.execute(

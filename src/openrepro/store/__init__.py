@@ -5,6 +5,7 @@ from openrepro.store import (  # noqa: F401
     tables_identity,
     tables_jobs,
     tables_organizer,
+    tables_outcomes,
     tables_provenance,
     tables_review,
 )

@@ -1,0 +1,332 @@
+"""Derived outcome tables: the current verdicts and consensus, kept per paper, read by stats.
+
+The full current-verdict query (:mod:`openrepro.outcomes.current`) and consensus
+(:mod:`openrepro.outcomes.consensus`) recompute every verdict on each call; at event scale that
+is most of a second. The store keeps their results per paper instead (migration 0009,
+:mod:`openrepro.store.tables_outcomes`): ``outcome_logbooks`` (current logbooks),
+``outcome_verdicts`` (the rows of ``eff``), ``outcome_claims`` (the rows of ``consensus``) and
+``outcome_testimony`` (current logbooks whose prose says a claim is falsified, read as the judge
+reads testimony, :func:`openrepro.evidence.testimony.stance_of`).
+
+Invariant: for every paper whose mark is its built mark, of a challenge whose state holds the
+challenge's current provenance levels, the derived rows with that paper id are exactly what the
+full query restricted to that paper returns, not hidden (:func:`current_verdicts_sql` with
+``restrict`` on the paper, :data:`CONSENSUS_SQL` over it).
+
+Why it holds:
+
+* Every input of the full query lives in a store table (verdicts, verdict edits, logbooks,
+  claims, participants' teams, papers), and a trigger on each bumps ``outcome_marks`` for each
+  paper a changed row touches, in the writer's own transaction: judge writes, overrides,
+  re-check decisions, team confirmation, claim edits, new revisions and raw SQL alike. No writer
+  calls this module.
+* :func:`refresh` takes the challenge's ``outcome_state`` row first (a write: refreshes queue
+  behind each other), reads the stale papers with their marks, rebuilds each from the full query
+  and records the marks it read as built. A write committed after the marks were read bumps the
+  mark again, so its paper stays stale; writers never wait for a refresh, because a refresh
+  writes ``outcome_built`` and writers write ``outcome_marks``.
+* The provenance levels are a setting, not a row: the state records the levels the rows were
+  built with, and other levels rebuild every paper.
+* Hiding is a time window, not a row: readers leave hidden papers out (:func:`derived_sql`) the
+  way the full query does (their claims read as unattempted).
+
+Readers call :func:`ensure_fresh` before reading; a write committed between the two is counted
+at the next read. :func:`rebuild` (``openrepro stats --rebuild``) forgets what was built and
+builds everything again, for safety.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import delete, insert, select, text, update
+from sqlalchemy.orm import Session
+
+from openrepro.challenge import ChallengeContext
+from openrepro.evidence.testimony import stance_of
+from openrepro.logbooks.records import Testimony
+from openrepro.logbooks.revisions import latest_logbook_sql
+from openrepro.outcomes.consensus import AGREES, CONSENSUS_SQL, OUTCOMES_SQL
+from openrepro.outcomes.current import accepted_levels, current_verdicts_sql, statement
+from openrepro.store import Claim, Logbook, Paper
+from openrepro.store.tables_outcomes import (
+    OutcomeBuilt,
+    OutcomeClaim,
+    OutcomeLogbook,
+    OutcomeMark,
+    OutcomePaper,
+    OutcomeState,
+    OutcomeTally,
+    OutcomeTestimony,
+    OutcomeVerdict,
+)
+
+__all__ = [
+    "derived_sql",
+    "ensure_fresh",
+    "is_fresh",
+    "paper_outcomes_sql",
+    "rebuild",
+    "refresh",
+    "stale_papers",
+]
+
+_DERIVED = (OutcomeLogbook, OutcomeVerdict, OutcomeClaim, OutcomePaper, OutcomeTally,
+            OutcomeTestimony)  # fmt: skip
+_CHUNK = 1000  # papers per rebuilding statement
+
+_EFF_COLUMNS = (
+    "verdict_id, claim_id, logbook_id, paper_id, participant_id, grp, provenance, edited, value"
+)
+_CLAIM_COLUMNS = "claim_id, paper_id, venue_id, key, consensus, logbooks, nv, nf, nt, ni, edited"
+
+
+def _accepted(ctx: ChallengeContext) -> str:
+    return ",".join(accepted_levels(ctx.settings.min_provenance_verified))
+
+
+def stale_papers(session: Session, ctx: ChallengeContext) -> list[tuple[int, int]]:
+    """(paper id, mark) of the challenge's papers changed since their rows were built."""
+    rows = session.execute(
+        select(OutcomeMark.paper_id, OutcomeMark.mark)
+        .outerjoin(OutcomeBuilt, OutcomeBuilt.paper_id == OutcomeMark.paper_id)
+        .where(OutcomeMark.challenge_id == ctx.challenge_id)
+        .where((OutcomeBuilt.mark.is_(None)) | (OutcomeBuilt.mark != OutcomeMark.mark))
+        .order_by(OutcomeMark.paper_id)
+    ).all()
+    return [(int(p), int(m)) for p, m in rows]
+
+
+def is_fresh(session: Session, ctx: ChallengeContext) -> bool:
+    """Whether the derived rows of the challenge hold (see the module docstring)."""
+    accepted = session.scalar(
+        select(OutcomeState.accepted).where(OutcomeState.challenge_id == ctx.challenge_id)
+    )
+    if accepted != _accepted(ctx):
+        return False
+    stale = (
+        select(OutcomeMark.paper_id)
+        .outerjoin(OutcomeBuilt, OutcomeBuilt.paper_id == OutcomeMark.paper_id)
+        .where(OutcomeMark.challenge_id == ctx.challenge_id)
+        .where((OutcomeBuilt.mark.is_(None)) | (OutcomeBuilt.mark != OutcomeMark.mark))
+        .limit(1)
+    )
+    return session.execute(stale).first() is None
+
+
+def ensure_fresh(ctx: ChallengeContext, tries: int = 3) -> None:
+    """Refresh until the derived rows hold (at most ``tries`` refreshes; writers that keep
+    changing papers meanwhile are counted at the next read)."""
+    for _ in range(tries):
+        with ctx.store.session() as session:
+            if is_fresh(session, ctx):
+                return
+        refresh(ctx)
+
+
+def _lock_state(session: Session, ctx: ChallengeContext) -> str | None:
+    """Take the challenge's state row (created when missing); its recorded levels."""
+    exists = session.execute(
+        update(OutcomeState)
+        .where(OutcomeState.challenge_id == ctx.challenge_id)
+        .values(refreshes=OutcomeState.refreshes + 1)
+    )
+    if exists.rowcount == 0:  # type: ignore[attr-defined]
+        session.execute(
+            insert(OutcomeState).values(challenge_id=ctx.challenge_id, accepted="", refreshes=1)
+        )
+        session.flush()
+        return None
+    return session.scalar(
+        select(OutcomeState.accepted).where(OutcomeState.challenge_id == ctx.challenge_id)
+    )
+
+
+def refresh(ctx: ChallengeContext) -> int:
+    """Rebuild the derived rows of every stale paper (all of them when the provenance levels
+    changed) in one transaction; the number of papers rebuilt."""
+    accepted = _accepted(ctx)
+    with ctx.store.session() as session:
+        recorded = _lock_state(session, ctx)
+        if recorded != accepted:  # new levels, or never built: every paper
+            for table in _DERIVED:
+                session.execute(delete(table).where(table.challenge_id == ctx.challenge_id))
+            marks = {
+                int(p): int(m)
+                for p, m in session.execute(
+                    select(OutcomeMark.paper_id, OutcomeMark.mark).where(
+                        OutcomeMark.challenge_id == ctx.challenge_id
+                    )
+                )
+            }
+            papers = session.scalars(select(Paper.id).where(Paper.challenge_id == ctx.challenge_id))
+            stale = [(p, marks.get(p, 0)) for p in sorted(set(papers) | set(marks))]
+            session.execute(
+                update(OutcomeState)
+                .where(OutcomeState.challenge_id == ctx.challenge_id)
+                .values(accepted=accepted)
+            )
+        else:
+            stale = stale_papers(session, ctx)
+        for start in range(0, len(stale), _CHUNK):
+            _build(session, ctx, stale[start : start + _CHUNK])
+    return len(stale)
+
+
+def rebuild(ctx: ChallengeContext) -> int:
+    """Forget what was built and build every paper of the challenge again."""
+    with ctx.store.session() as session:
+        _lock_state(session, ctx)
+        session.execute(
+            update(OutcomeState)
+            .where(OutcomeState.challenge_id == ctx.challenge_id)
+            .values(accepted="")
+        )
+    return refresh(ctx)
+
+
+def _build(session: Session, ctx: ChallengeContext, stale: Sequence[tuple[int, int]]) -> None:
+    """Replace the derived rows of these papers by the full query's, record their marks."""
+    papers = [p for p, _ in stale]
+    if len(papers) >= 100 and session.get_bind().dialect.name == "postgresql":
+        # PostgreSQL plans over tables filled in this very transaction (or freshly bulk-loaded)
+        # from stale statistics and picks nested loops that go quadratic over many papers;
+        # rebuilding many papers is a bulk job, which hash joins suit (this transaction only)
+        session.execute(text("SET LOCAL enable_nestloop = off"))
+    for table in _DERIVED:
+        session.execute(delete(table).where(table.paper_id.in_(papers)))
+    restrict = "AND p.id IN :papers"
+    params: dict[str, Any] = {
+        "challenge": ctx.challenge_id,
+        "accepted": accepted_levels(ctx.settings.min_provenance_verified),
+        "papers": papers,
+    }
+    session.execute(
+        statement(
+            f"INSERT INTO outcome_verdicts (challenge_id, {_EFF_COLUMNS}) WITH "
+            + current_verdicts_sql(False, restrict)
+            + f" SELECT :challenge, {_EFF_COLUMNS} FROM eff"
+        ),
+        params,
+    )
+    eff = f"eff AS (SELECT {_EFF_COLUMNS} FROM outcome_verdicts WHERE paper_id IN :papers)"
+    session.execute(
+        statement(
+            f"INSERT INTO outcome_claims (challenge_id, {_CLAIM_COLUMNS}) WITH {eff},"
+            + CONSENSUS_SQL.format(paper_filter=restrict)
+            + f" SELECT :challenge, {_CLAIM_COLUMNS} FROM consensus"
+        ),
+        params,
+    )
+    agrees = "SUM(CASE WHEN " + AGREES + " THEN 1 ELSE 0 END)"
+    session.execute(
+        statement(
+            "INSERT INTO outcome_logbooks (logbook_id, challenge_id, paper_id, participant_id,"
+            " verdicts, credit_verified, credit_falsified)"
+            " SELECT l.id, :challenge, l.paper_id, l.participant_id, COUNT(e.verdict_id),"
+            f" COALESCE({agrees.format(value='verified')}, 0),"
+            f" COALESCE({agrees.format(value='falsified')}, 0)"
+            " FROM logbooks l LEFT JOIN outcome_verdicts e ON e.logbook_id = l.id"
+            " LEFT JOIN outcome_claims k ON k.claim_id = e.claim_id"
+            f" WHERE l.id IN ({latest_logbook_sql(restrict)})"
+            " GROUP BY l.id, l.paper_id, l.participant_id"
+        ),
+        params,
+    )
+    session.execute(
+        statement(
+            "INSERT INTO outcome_papers (paper_id, venue_id, title, claims, logbooks, verified,"
+            " falsified, contested, toy_only, inconclusive, unattempted, examined, challenge_id)"
+            f" WITH {eff}, latest_logbook AS (SELECT logbook_id AS id FROM outcome_logbooks"
+            " WHERE paper_id IN :papers),"
+            f" consensus AS (SELECT {_CLAIM_COLUMNS} FROM outcome_claims"
+            " WHERE paper_id IN :papers),"
+            + OUTCOMES_SQL.replace("ORDER BY p.id", "")
+            .replace("END AS examined", "END AS examined, :challenge")
+            .format(paper_filter=restrict)
+        ),
+        params,
+    )
+    session.execute(
+        statement(
+            "INSERT INTO outcome_tallies (paper_id, value, provenance, challenge_id, n)"
+            " SELECT paper_id, value, provenance, :challenge, COUNT(*) FROM outcome_verdicts"
+            " WHERE paper_id IN :papers GROUP BY paper_id, value, provenance"
+        ),
+        params,
+    )
+    _build_testimony(session, ctx, papers)
+    session.execute(delete(OutcomeBuilt).where(OutcomeBuilt.paper_id.in_(papers)))
+    session.execute(insert(OutcomeBuilt), [{"paper_id": p, "mark": m} for p, m in stale])
+
+
+def _build_testimony(session: Session, ctx: ChallengeContext, papers: list[int]) -> None:
+    claims: dict[int, list[tuple[int, str, str]]] = {}
+    for claim_id, paper_id, venue_id, key in session.execute(
+        select(Claim.id, Claim.paper_id, Paper.venue_id, Claim.key)
+        .join(Paper, Paper.id == Claim.paper_id)
+        .where(Claim.paper_id.in_(papers), Claim.status == "active")
+        .order_by(Claim.id)
+    ):
+        claims.setdefault(paper_id, []).append((claim_id, f"{venue_id}/{key}", key))
+    rows: list[dict[str, int]] = []
+    for book_id, paper_id, raw in session.execute(
+        select(OutcomeLogbook.logbook_id, OutcomeLogbook.paper_id, Logbook.manifest["testimony"])
+        .join(Logbook, Logbook.id == OutcomeLogbook.logbook_id)
+        .where(OutcomeLogbook.paper_id.in_(papers))
+        .order_by(OutcomeLogbook.logbook_id)
+    ):
+        if not raw or paper_id not in claims:
+            continue
+        items = raw if isinstance(raw, list) else json.loads(raw)
+        testimony = [Testimony.model_validate(t) for t in items]
+        for claim_id, name, key in claims[paper_id]:
+            if stance_of(testimony, name, key) == "negative":
+                rows.append({"logbook_id": book_id, "claim_id": claim_id, "paper_id": paper_id,
+                             "challenge_id": ctx.challenge_id})  # fmt: skip
+    if rows:
+        session.execute(insert(OutcomeTestimony), rows)
+
+
+def derived_sql(hide: bool, paper_filter: str = "") -> str:
+    """Common table expressions ``latest_logbook``, ``eff`` and ``consensus`` with the columns
+    of the full query's, read from the derived tables (call :func:`ensure_fresh` first).
+    ``hide``: leave out papers ``:hidden`` (their claims read as unattempted, as in the full
+    query); ``paper_filter``: ``AND paper_id IN :papers`` or nothing."""
+    where = "challenge_id = :challenge " + paper_filter
+    if not hide:
+        claim_cols = _CLAIM_COLUMNS
+    else:
+        zero = "CASE WHEN paper_id IN :hidden THEN 0 ELSE {0} END AS {0}"
+        claim_cols = ", ".join(
+            [
+                "claim_id, paper_id, venue_id, key",
+                "CASE WHEN paper_id IN :hidden THEN 'unattempted' ELSE consensus END AS consensus",
+                *(zero.format(c) for c in ("logbooks", "nv", "nf", "nt", "ni", "edited")),
+            ]
+        )
+    shown = where + (" AND paper_id NOT IN :hidden" if hide else "")
+    return f"""
+    latest_logbook AS (SELECT logbook_id AS id FROM outcome_logbooks WHERE {shown}),
+    eff AS (SELECT {_EFF_COLUMNS} FROM outcome_verdicts WHERE {shown}),
+    consensus AS (SELECT {claim_cols} FROM outcome_claims WHERE {where})"""
+
+
+def paper_outcomes_sql(hide: bool, papers: bool) -> str:
+    """The columns of :data:`OUTCOMES_SQL`'s rows, from ``outcome_papers``; ``hide``: papers
+    ``:hidden`` read as unattempted (no logbooks, not examined), as in the full query;
+    ``papers``: only papers ``:papers``."""
+    counts = ["logbooks", "verified", "falsified", "contested", "toy_only", "inconclusive"]
+    if hide:
+        cols = [f"CASE WHEN paper_id IN :hidden THEN 0 ELSE {c} END" for c in counts]
+        cols += ["CASE WHEN paper_id IN :hidden THEN claims ELSE unattempted END",
+                 "CASE WHEN paper_id IN :hidden THEN 0 ELSE examined END"]  # fmt: skip
+    else:
+        cols = [*counts, "unattempted", "examined"]
+    where = "challenge_id = :challenge" + (" AND paper_id IN :papers" if papers else "")
+    return (
+        f"SELECT paper_id, venue_id, title, claims, {', '.join(cols)} FROM outcome_papers"
+        f" WHERE {where} ORDER BY paper_id"
+    )
