@@ -11,9 +11,12 @@ from sqlalchemy.orm import Mapped, mapped_column
 from openrepro.store.models import Base, utcnow
 from openrepro.vocabulary import PROVENANCE_LEVELS
 
-__all__ = ["REPLAY_STATUSES", "Replay"]
+__all__ = ["REPLAY_LEVELS", "REPLAY_STATUSES", "Replay"]
 
 REPLAY_STATUSES = ("matched", "mismatched", "failed", "timeout", "skipped", "queued")
+#: the levels a replay or attestation can give a run (migration 0006's constraint): every
+#: provenance level but ``reviewed``, which only an independent human review gives a verdict
+REPLAY_LEVELS = tuple(level for level in PROVENANCE_LEVELS if level != "reviewed")
 
 
 def _in(column: str, values: tuple[str, ...]) -> str:
@@ -30,7 +33,7 @@ class Replay(Base):
     __tablename__ = "replays"
     __table_args__ = (
         CheckConstraint(_in("status", REPLAY_STATUSES), name="status"),
-        CheckConstraint(_in("level", PROVENANCE_LEVELS), name="level"),
+        CheckConstraint(_in("level", REPLAY_LEVELS), name="level"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

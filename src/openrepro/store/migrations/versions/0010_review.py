@@ -1,7 +1,7 @@
 """Human review: tasks, their reviewers (registered identities with a role) and each answer.
 
 Revision ID: 0010
-Revises: 0008
+Revises: 0009
 
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0010"
-down_revision: str | Sequence[str] | None = "0008"
+down_revision: str | Sequence[str] | None = "0009"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
