@@ -58,6 +58,18 @@ def _final_screen(report: DemoReport) -> None:
         f"({', '.join(f'{n.claim} {n.action}' for n in report.review)})"
     )
     print_stats(report.stats)
+    checks = Table(title="Checks: what code decides (drafted by the rules from each claim's "
+                   "quote when stored; set by the organizer where the rules cannot)")  # fmt: skip
+    for col in ("Claim", "Relation"):
+        checks.add_column(col, no_wrap=True)
+    checks.add_column("Check")
+    checks.add_column("From")
+    for c in report.checks:
+        origin = (f"organizer (claims check set): {c.reason}" if c.origin == "organizer"
+                  else f"{c.origin} {c.rule}".strip())  # fmt: skip
+        checks.add_row(escape(c.claim), f"{_mark(c.as_wanted)} {c.relation or '-'}",
+                       escape(c.words), escape(origin))  # fmt: skip
+    console.print(checks)
     table = Table(title="Verdicts against the demo's known truth")
     for col in ("Who", "Claim", "Truth", "Judge", "Path", "Final"):
         table.add_column(col, no_wrap=True)
@@ -69,6 +81,28 @@ def _final_screen(report: DemoReport) -> None:
             f"{_mark(v.final_right)} {v.final}", escape(v.scenario),
         )  # fmt: skip
     console.print(table)
+    how = Table(title="How code decided: the rule, the values bound at their pointers, the test; "
+                "and what an equality-only comparison with the paper's number says")  # fmt: skip
+    how.add_column("Who", no_wrap=True)
+    how.add_column("Claim", no_wrap=True)
+    for col in ("Rule", "Values bound", "Outcome", "Equality only"):
+        how.add_column(col)
+    for v in report.verdicts:
+        how.add_row(
+            escape(v.handle), escape(v.claim),
+            escape(f"{v.rule} {v.rule_name}".strip()), escape("; ".join(v.values) or "-"),
+            escape(v.detail or "-"),
+            f"{_mark(v.equality == v.expected)} {v.equality} {escape(v.equality_rule)}",
+        )  # fmt: skip
+    console.print(how)
+    for v in report.verdicts:
+        if v.check and v.judge_right and v.judge == "verified" and v.equality != "verified":
+            console.print(
+                f"{escape(v.claim)} ({escape(v.handle)}): the check [bold]{escape(v.check)}[/] "
+                f"{v.judge} it ({escape(v.rule)}: {escape(v.detail)}); an equality-only "
+                f"comparison would have said [bold]{v.equality}[/] ({escape(v.equality_rule)}: "
+                f"{escape(v.equality_detail)})"
+            )
     total = len(report.verdicts)
     by_path: dict[str, list[bool]] = {}
     for v in report.verdicts:
@@ -123,7 +157,7 @@ def demo(
     ),
     port: int = typer.Option(8000, help="Port of the live board with --serve."),
     quick: bool = typer.Option(
-        False, "--quick", help="A reduced run for CI: 4 papers, 7 logbooks, every stage."
+        False, "--quick", help="A reduced run for CI: 4 papers, 8 logbooks, every stage."
     ),
     fmt: OutputFormat = FormatOption,
 ) -> None:
