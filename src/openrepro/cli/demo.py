@@ -71,30 +71,34 @@ def _final_screen(report: DemoReport) -> None:
                        escape(c.words), escape(origin))  # fmt: skip
     console.print(checks)
     table = Table(title="Verdicts against the demo's known truth")
-    for col in ("Who", "Claim", "Truth", "Judge", "Path", "Final"):
+    for col in ("Who", "Claim", "Truth", "Judge", "Final"):
         table.add_column(col, no_wrap=True)
     table.add_column("Attempt")
     for v in report.verdicts:
         table.add_row(
             escape(v.handle), escape(v.claim), v.expected,
-            f"{_mark(v.judge_right)} {v.judge} {v.rule}", v.path,
+            f"{_mark(v.judge_right)} {v.judge} {v.rule}",
             f"{_mark(v.final_right)} {v.final}", escape(v.scenario),
         )  # fmt: skip
     console.print(table)
-    how = Table(title="How code decided: the rule, the values bound at their pointers, the test; "
-                "and what an equality-only comparison with the paper's number says")  # fmt: skip
-    how.add_column("Who", no_wrap=True)
-    how.add_column("Claim", no_wrap=True)
-    for col in ("Rule", "Values bound", "Outcome", "Equality only"):
-        how.add_column(col)
+    console.print(
+        "[bold]How code decided[/] (the rule, the check in words, the values bound at their "
+        "pointers, the test's outcome; and the judge's equality-only comparison of the same "
+        "logbook, the claim without its check):"
+    )
     for v in report.verdicts:
-        how.add_row(
-            escape(v.handle), escape(v.claim),
-            escape(f"{v.rule} {v.rule_name}".strip()), escape("; ".join(v.values) or "-"),
-            escape(v.detail or "-"),
-            f"{_mark(v.equality == v.expected)} {v.equality} {escape(v.equality_rule)}",
-        )  # fmt: skip
-    console.print(how)
+        console.print(
+            f"  {_mark(v.judge_right)} {escape(v.handle)} on {escape(v.claim)}: {v.judge} "
+            f"{escape(v.rule)} ({escape(v.rule_name)}; {v.path} path)"
+        )
+        if v.check:
+            console.print(f"      check:    {escape(v.check)}")
+            console.print(f"      values:   {escape('; '.join(v.values) or '-')}")
+            console.print(f"      outcome:  {escape(v.detail)}")
+        console.print(
+            f"      equality: {_mark(v.equality == v.expected)} {v.equality} "
+            f"{escape(v.equality_rule)} ({escape(v.equality_detail)})"
+        )
     for v in report.verdicts:
         if v.check and v.judge_right and v.judge == "verified" and v.equality != "verified":
             console.print(
