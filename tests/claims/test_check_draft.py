@@ -16,6 +16,7 @@ from openrepro.claims.checks import (
     Trend,
     draft_check,
     grounding_problems,
+    sweeps_of,
 )
 
 
@@ -112,6 +113,17 @@ def test_universal_and_existential_statements() -> None:
     assert datasets.inner is not None and datasets.inner.relation is Relation.ordering
     some = _check("For some step sizes, the method can diverge with a loss above 100.")
     assert some.relation is Relation.exists
+    # the instances are the swept variable the quote names; a quantifier sweeps its inner
+    # quantities, so a logbook binds one point per run (else no check could ever decide it)
+    assert some.sweep == "step sizes" and sweeps_of(some) == {"subject": "step sizes"}
+    assert sweeps_of(every) == {"error": "k"}
+
+
+def test_at_most_is_an_explicit_bound_not_a_vague_most() -> None:
+    bound = _check("Marker++ pays at most 2.0x the misses of the offline optimum.")
+    assert (bound.relation, bound.comparator) == (Relation.bound, Comparator.le)
+    assert bound.constant is not None and bound.constant.value == 2.0
+    assert draft_check("Most runs converge below 0.1.").check is None
 
 
 @pytest.mark.parametrize(

@@ -58,17 +58,55 @@ def _final_screen(report: DemoReport) -> None:
         f"({', '.join(f'{n.claim} {n.action}' for n in report.review)})"
     )
     print_stats(report.stats)
+    checks = Table(title="Checks: what code decides (drafted by the rules from each claim's "
+                   "quote when stored; set by the organizer where the rules cannot)")  # fmt: skip
+    for col in ("Claim", "Relation"):
+        checks.add_column(col, no_wrap=True)
+    checks.add_column("Check")
+    checks.add_column("From")
+    for c in report.checks:
+        origin = (f"organizer (claims check set): {c.reason}" if c.origin == "organizer"
+                  else f"{c.origin} {c.rule}".strip())  # fmt: skip
+        checks.add_row(escape(c.claim), f"{_mark(c.as_wanted)} {c.relation or '-'}",
+                       escape(c.words), escape(origin))  # fmt: skip
+    console.print(checks)
     table = Table(title="Verdicts against the demo's known truth")
-    for col in ("Who", "Claim", "Truth", "Judge", "Path", "Final"):
+    for col in ("Who", "Claim", "Truth", "Judge", "Final"):
         table.add_column(col, no_wrap=True)
     table.add_column("Attempt")
     for v in report.verdicts:
         table.add_row(
             escape(v.handle), escape(v.claim), v.expected,
-            f"{_mark(v.judge_right)} {v.judge} {v.rule}", v.path,
+            f"{_mark(v.judge_right)} {v.judge} {v.rule}",
             f"{_mark(v.final_right)} {v.final}", escape(v.scenario),
         )  # fmt: skip
     console.print(table)
+    console.print(
+        "[bold]How code decided[/] (the rule, the check in words, the values bound at their "
+        "pointers, the test's outcome; and the judge's equality-only comparison of the same "
+        "logbook, the claim without its check):"
+    )
+    for v in report.verdicts:
+        console.print(
+            f"  {_mark(v.judge_right)} {escape(v.handle)} on {escape(v.claim)}: {v.judge} "
+            f"{escape(v.rule)} ({escape(v.rule_name)}; {v.path} path)"
+        )
+        if v.check:
+            console.print(f"      check:    {escape(v.check)}")
+            console.print(f"      values:   {escape('; '.join(v.values) or '-')}")
+            console.print(f"      outcome:  {escape(v.detail)}")
+        console.print(
+            f"      equality: {_mark(v.equality == v.expected)} {v.equality} "
+            f"{escape(v.equality_rule)} ({escape(v.equality_detail)})"
+        )
+    for v in report.verdicts:
+        if v.check and v.judge_right and v.judge == "verified" and v.equality != "verified":
+            console.print(
+                f"{escape(v.claim)} ({escape(v.handle)}): the check [bold]{escape(v.check)}[/] "
+                f"{v.judge} it ({escape(v.rule)}: {escape(v.detail)}); an equality-only "
+                f"comparison would have said [bold]{v.equality}[/] ({escape(v.equality_rule)}: "
+                f"{escape(v.equality_detail)})"
+            )
     total = len(report.verdicts)
     by_path: dict[str, list[bool]] = {}
     for v in report.verdicts:
@@ -127,7 +165,7 @@ def demo(
     ),
     port: int = typer.Option(8000, help="Port of the live board with --serve."),
     quick: bool = typer.Option(
-        False, "--quick", help="A reduced run for CI: 4 papers, 7 logbooks, every stage."
+        False, "--quick", help="A reduced run for CI: 4 papers, 8 logbooks, every stage."
     ),
     fmt: OutputFormat = FormatOption,
 ) -> None:

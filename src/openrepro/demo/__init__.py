@@ -3,8 +3,10 @@ mini-reproductions, offline, on the embedded defaults (see :mod:`openrepro.demo.
 
 from __future__ import annotations
 
+from openrepro.demo.records import Attempt, Case, ExpectedClaim
 from openrepro.demo.runner import (
     DEMO_MARKER,
+    CheckNote,
     ClaimEditNote,
     DemoProgress,
     DemoReport,
@@ -13,18 +15,22 @@ from openrepro.demo.runner import (
     RunNote,
     run_demo,
 )
-from openrepro.demo.scenario import ATTEMPTS, CLAIMS, PARTICIPANTS, QUICK_PAPERS, Attempt
+from openrepro.demo.scenario import ATTEMPTS, CASES, CLAIMS, PARTICIPANTS, QUICK_PAPERS
 
 __all__ = [
     "ATTEMPTS",
+    "CASES",
     "CLAIMS",
     "DEMO_MARKER",
     "PARTICIPANTS",
     "QUICK_PAPERS",
     "Attempt",
+    "Case",
+    "CheckNote",
     "ClaimEditNote",
     "DemoProgress",
     "DemoReport",
+    "ExpectedClaim",
     "JudgedAttempt",
     "RecheckNote",
     "RunNote",

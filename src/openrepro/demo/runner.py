@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field, computed_field
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from openrepro.challenge import ChallengeContext, init_challenge
@@ -37,6 +38,8 @@ from openrepro.claims import (
     list_claims,
     remove_claim,
 )
+from openrepro.claims.checks import Check, sweep_metric, sweeps_of
+from openrepro.claims.service import set_check
 from openrepro.demo.review_step import ReviewStepReport, run_review_step
 from openrepro.demo.scenario import (
     ATTEMPTS,
@@ -47,12 +50,13 @@ from openrepro.demo.scenario import (
     ExpectedClaim,
 )
 from openrepro.errors import ConfigError
+from openrepro.evidence import stored_levels
 from openrepro.freeze import FreezeReport, freeze_dataset
 from openrepro.identity import register
 from openrepro.jobs import Balance, balance, run_job, wait_job
-from openrepro.judge import judge_logbooks
+from openrepro.judge import JudgeReport, judge_claim, judge_logbooks
 from openrepro.llm import LLMClient, open_client
-from openrepro.logbooks import submit_logbook
+from openrepro.logbooks import LogbookRecord, submit_logbook
 from openrepro.outcomes import (
     ClaimConsensus,
     Stats,
@@ -62,10 +66,12 @@ from openrepro.outcomes import (
 )
 from openrepro.papers import PaperRecord, import_papers
 from openrepro.recheck import decide, recheck_queue, run_recheck
+from openrepro.store import Claim, Logbook, Paper, Verdict
 from openrepro.workspace import pull_paper
 
 __all__ = [
     "DEMO_MARKER",
+    "CheckNote",
     "ClaimEditNote",
     "DemoProgress",
     "DemoReport",
@@ -91,8 +97,25 @@ class DemoProgress:
 
 class ClaimEditNote(BaseModel):
     claim: str
-    action: str  # kept | edited | added | removed
+    action: str  # kept | edited | added | removed | check set
     reason: str
+
+
+class CheckNote(BaseModel):
+    """A claim's check as the judge will use it, and where it came from."""
+
+    claim: str
+    relation: str  # "" when the claim has no check
+    words: str  # the check in words
+    origin: str  # rules | organizer | llm | none
+    rule: str  # the drafting rule(s), e.g. D7+forall
+    reason: str = ""  # why the organizer set it
+    wanted: str  # the relation the scenario needs
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def as_wanted(self) -> bool:
+        return self.relation == self.wanted
 
 
 class RunNote(BaseModel):
@@ -119,11 +142,25 @@ class JudgedAttempt(BaseModel):
     provenance: str
     final: str  # after the re-check and the organizer's decision
     hostile: bool = False
+    expected_rule: str = ""  # the rule the scenario expects ("" = any)
+    check: str = ""  # the check in words, when the verdict came from it
+    rule_name: str = ""  # the deciding rule in words
+    detail: str = ""  # the test's outcome: estimate, interval, region, fit, instance, ...
+    values: list[str] = Field(default_factory=list)  # the bound values, per quantity
+    #: the judge's equality comparison of the same logbook (the claim without its check)
+    equality: str = ""
+    equality_rule: str = ""
+    equality_detail: str = ""
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def judge_right(self) -> bool:
         return self.judge == self.expected
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def rule_right(self) -> bool:
+        return not self.expected_rule or self.rule == self.expected_rule
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -149,6 +186,7 @@ class DemoReport(BaseModel):
     extracted: int  # claims the model proposed that were grounded and stored
     review: list[ClaimEditNote]
     claims: list[ClaimView]
+    checks: list[CheckNote]
     participants: list[str]
     runs: list[RunNote]
     logbooks: int
@@ -251,6 +289,7 @@ def _review(
                 why = "the model missed the headline claim"
                 notes.append(ClaimEditNote(claim=added.id, action="added", reason=why))
                 wanted[expected.paper] = added.id
+                notes += _organizer_check(session, ctx, expected, added.id)
                 continue
             changed: list[str] = []
             if [q.text for q in match.quotes] != [expected.quote]:
@@ -270,14 +309,41 @@ def _review(
                               reason=", ".join(changed) or "extracted as wanted")
             )  # fmt: skip
             wanted[expected.paper] = match.id
+            notes += _organizer_check(session, ctx, expected, match.id)
     return notes, wanted
 
 
+def _organizer_check(
+    session: Session, ctx: ChallengeContext, expected: ExpectedClaim, claim_id: str
+) -> list[ClaimEditNote]:
+    """Where the rules cannot draft the claim's check, the organizer sets it (what
+    ``openrepro claims check set`` does); the rules' draft is kept otherwise."""
+    if expected.check is None:
+        return []
+    set_check(session, ctx.challenge_id, claim_id, expected.check, editor=ORGANIZER,
+              reason=expected.check_reason)  # fmt: skip
+    return [ClaimEditNote(claim=claim_id, action="check set", reason=expected.check_reason)]
+
+
+def _check_notes(claims: Sequence[ClaimView], wanted: dict[str, str]) -> list[CheckNote]:
+    by_id = {c.id: c for c in claims}
+    notes: list[CheckNote] = []
+    for expected in CLAIMS:
+        claim = by_id.get(wanted.get(expected.paper, ""))
+        if claim is None:
+            continue
+        check = claim.check
+        notes.append(CheckNote(
+            claim=claim.id, relation=check.relation.value if check else "",
+            words=check.describe() if check else "no check: the judge compares the reported value",
+            origin=check.origin.value if check else "none", rule=check.rule if check else "",
+            reason=expected.check_reason if check and check.origin.value == "organizer" else "",
+            wanted=expected.relation.value,
+        ))  # fmt: skip
+    return notes
+
+
 def _paper_text(session: Session, ctx: ChallengeContext, venue_id: str) -> str:
-    from sqlalchemy import select
-
-    from openrepro.store import Paper
-
     text = session.scalar(
         select(Paper.full_text).where(
             Paper.challenge_id == ctx.challenge_id, Paper.venue_id == venue_id
@@ -299,28 +365,52 @@ def _env(ws: Path) -> dict[str, str]:
             "HF_HUB_OFFLINE": "1", "PYTHONHASHSEED": "0"}  # fmt: skip
 
 
-def _play(ctx: ChallengeContext, attempt: Attempt, ws: Path, claim: str, page: str) -> RunNote:
-    """Run the attempt's experiment in its workspace, as the participant would."""
+def _keys(check: Check | None) -> list[str]:
+    """The metric names the claim's check asks for (CLAIMS.md lists them as keys
+    ``claims/<claim id>/<name>``), as the experiments' options: the quantity, its baseline and
+    the swept variable of the innermost relation."""
+    if check is None:
+        return []
+    leaf = check
+    while leaf.inner is not None:
+        leaf = leaf.inner
+    if not leaf.subject:
+        return []
+    keys = ["--metric", leaf.subject]
+    if leaf.baselines:
+        keys += ["--baseline-metric", leaf.baselines[0]]
+    sweep = sweeps_of(check).get(leaf.subject)
+    if sweep:
+        keys += ["--sweep-metric", sweep_metric(sweep)]
+    return keys
+
+
+def _play(
+    ctx: ChallengeContext, attempt: Attempt, ws: Path, claim: ClaimView, page: str
+) -> RunNote:
+    """Run the attempt's experiment in its workspace, as the participant would: logging under
+    the keys the claim's check names."""
     script = f"{attempt.script}.py"
     (ws / script).write_bytes(_resource(f"experiments/{script}").read_bytes())
     for name in attempt.needs:
         (ws / name).write_bytes(_resource(f"data/{name}").read_bytes())
-    command = [sys.executable, script, "--claim", claim, "--project", attempt.paper,
-               *attempt.args]  # fmt: skip
+    command = [sys.executable, script, "--claim", claim.id, "--project", attempt.paper,
+               *_keys(claim.check), *attempt.args]  # fmt: skip
     run = [_trackio(), "logbook", "run", "--page", page, "--", *command]
-    shown = f"trackio logbook run -- python {script} {' '.join(attempt.args)}".strip()
+    shown = " ".join(["trackio logbook run -- python", script, *_keys(claim.check), *attempt.args])
     if attempt.via_job:
         env = [f"{k}={v}" for k, v in _env(ws).items() if k not in os.environ or k == "HOME"]
         env += [f"TRACKIO_DIR={ws / '.trackio'}"]
         job = run_job(ctx, ["env", *dict.fromkeys(env), *run], handle=attempt.handle,
-                      paper=attempt.paper, claim=claim, workdir=ws, timeout_s=600)  # fmt: skip
+                      paper=attempt.paper, claim=claim.id, workdir=ws,
+                      timeout_s=600)  # fmt: skip
         done = wait_job(ctx, job.id, timeout_s=600)
-        return RunNote(handle=attempt.handle, paper=attempt.paper, claim=claim, command=shown,
-                       exit_code=done.exit_code if done.exit_code is not None else -1,
-                       job=done.id)  # fmt: skip
+        return RunNote(handle=attempt.handle, paper=attempt.paper, claim=claim.id,
+                       command=shown, job=done.id,
+                       exit_code=done.exit_code if done.exit_code is not None else -1)  # fmt: skip
     proc = subprocess.run(run, cwd=ws, env=_env(ws), capture_output=True, text=True,
                           timeout=600, check=False)  # fmt: skip
-    return RunNote(handle=attempt.handle, paper=attempt.paper, claim=claim, command=shown,
+    return RunNote(handle=attempt.handle, paper=attempt.paper, claim=claim.id, command=shown,
                    exit_code=proc.returncode)  # fmt: skip
 
 
@@ -345,9 +435,12 @@ def run_demo(
     quick: bool = False,
     client: LLMClient | None = None,
     progress: DemoProgress | None = None,
+    extract: bool = True,
 ) -> DemoReport:
     """Build and run the demo challenge in ``folder`` (see the module docstring). ``client``
-    replaces the configured LLM (the embedded model by default)."""
+    replaces the configured LLM (the embedded model by default). ``extract=False`` skips the
+    model's extraction: the organizer review then adds every wanted claim itself (tests of
+    everything that follows, without the model's time)."""
     import time
 
     # absolute: experiments run with their workspace as cwd and TRACKIO_DIR inside it
@@ -367,10 +460,14 @@ def run_demo(
         show.step(f"{len(records)} fictional papers")
         clock = _timed(seconds, "import", clock)
 
-        show.stage("extract claims (embedded model)", len(records))
-        extraction = extract_claims(
-            ctx, llm, progress=lambda p: show.step(f"{p.paper_id}: {p.stored} claims")
-        )
+        show.stage("extract claims (embedded model)", len(records) if extract else 1)
+        if extract:
+            extraction = extract_claims(
+                ctx, llm, progress=lambda p: show.step(f"{p.paper_id}: {p.stored} claims")
+            )
+        else:
+            extraction = ExtractionReport()
+            show.step("skipped: the organizer adds the claims")
         with ctx.store.session() as session:
             extracted = len(list_claims(session, ctx.challenge_id))
         clock = _timed(seconds, "extract", clock)
@@ -380,6 +477,8 @@ def run_demo(
         show.step(f"{len(review)} claims reviewed")
         with ctx.store.session() as session:
             claims = [c for c in list_claims(session, ctx.challenge_id) if c.status == "active"]
+        views = {c.id: c for c in claims}
+        checks = _check_notes(claims, wanted)
         clock = _timed(seconds, "review", clock)
 
         handles = [h for h, _ in PARTICIPANTS if any(a.handle == h for a in attempts)]
@@ -393,7 +492,7 @@ def run_demo(
             ws = work / attempt.handle / attempt.paper
             page = pull_paper(ctx, attempt.paper, ws).pages[claim]
             started = time.perf_counter()
-            note = _play(ctx, attempt, ws, claim, page)
+            note = _play(ctx, attempt, ws, views[claim], page)
             note.seconds = round(time.perf_counter() - started, 2)
             runs.append(note)
             if attempt.testimony:
@@ -447,19 +546,7 @@ def run_demo(
         consensus = claim_consensus(ctx)
         stats = compute_stats(ctx)
         balances = [balance(ctx, h) for h in handles]
-        final = _current_verdicts(ctx)
-        verdicts = [
-            JudgedAttempt(
-                handle=attempt.handle, claim=wanted[attempt.paper], scenario=attempt.scenario,
-                expected=attempt.expected, judge=row.verdict, path=row.path, rule=row.rule,
-                flags=row.flags, provenance=row.provenance,
-                final=final.get(row.logbook_id, row.verdict),
-                hostile=attempt.hostile,
-            )
-            for attempt in attempts
-            for row in report.verdicts
-            if row.participant == attempt.handle and row.claim_id == wanted[attempt.paper]
-        ]  # fmt: skip
+        verdicts = _judged(ctx, attempts, report, views, wanted)
         show.step("stats")
         human = run_review_step(ctx, work)  # a perceptual claim, reviewed in Chromium
         frozen = freeze_dataset(ctx, folder / "frozen")
@@ -473,6 +560,7 @@ def run_demo(
         return DemoReport(
             folder=str(folder), database=ctx.store.safe_url, quick=quick, papers=len(records),
             extraction=extraction, extracted=extracted, review=review, claims=claims,
+            checks=checks,
             participants=handles, runs=runs, logbooks=len(attempts), verdicts=verdicts,
             judge_calls=judge_calls, recheck=notes, consensus=consensus, stats=stats,
             balances=balances, frozen=frozen, site=str(folder / "site"),
@@ -482,6 +570,90 @@ def run_demo(
         if own_client:
             llm.close()
         ctx.close()
+
+
+def _judged(
+    ctx: ChallengeContext,
+    attempts: Sequence[Attempt],
+    report: JudgeReport,
+    views: dict[str, ClaimView],
+    wanted: dict[str, str],
+) -> list[JudgedAttempt]:
+    """Every attempt's verdict against the known truth, with how code decided it (the stored
+    evaluation of the claim's check) and what the judge's equality comparison says of the same
+    logbook: the judge itself, on the claim without its check."""
+    final = _current_verdicts(ctx)
+    out: list[JudgedAttempt] = []
+    with ctx.store.session() as session:
+        for attempt in attempts:
+            claim = views[wanted[attempt.paper]]
+            for row in report.verdicts:
+                if row.participant != attempt.handle or row.claim_id != claim.id:
+                    continue
+                details = _details(session, row.logbook_id, claim.id)
+                book = session.get(Logbook, row.logbook_id)
+                assert book is not None
+                record = LogbookRecord.model_validate(book.manifest)
+                plain = judge_claim(record, claim.model_copy(update={"check": None}),
+                                    levels=stored_levels(session, book.id))  # fmt: skip
+                by_check = bool(details) and row.rule.startswith("K:")
+                out.append(JudgedAttempt(
+                    handle=attempt.handle, claim=claim.id, scenario=attempt.scenario,
+                    expected=attempt.expected, judge=row.verdict, path=row.path, rule=row.rule,
+                    flags=row.flags, provenance=row.provenance,
+                    final=final.get(row.logbook_id, row.verdict), hostile=attempt.hostile,
+                    expected_rule=attempt.rule,
+                    check=str(details.get("description", "")) if by_check else "",
+                    rule_name=str(details.get("rule_name", "")) if by_check else row.rationale,
+                    detail=_summary(details) if by_check else "",
+                    values=_values(details.get("bound", [])) if by_check else [],
+                    equality=plain.decision.verdict, equality_rule=plain.decision.rule,
+                    equality_detail=plain.decision.rationale,
+                ))  # fmt: skip
+    return out
+
+
+def _details(session: Session, logbook_id: int, claim_id: str) -> dict[str, Any]:
+    """The evaluation the judge stored with its verdict (empty without a check)."""
+    venue, key = claim_id.split("/", 1)
+    found = session.scalars(
+        select(Verdict.details)
+        .join(Claim, Claim.id == Verdict.claim_id)
+        .join(Paper, Paper.id == Claim.paper_id)
+        .where(Verdict.logbook_id == logbook_id, Claim.key == key, Paper.venue_id == venue)
+        .order_by(Verdict.id.desc())
+    ).first()
+    return dict(found or {})
+
+
+def _number(value: Any) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def _values(bound: list[dict[str, Any]]) -> list[str]:
+    """``accuracy: 89, 86.75, 86.5`` per quantity (seeds), or ``miss_ratio by x: 2: 1.475,
+    4: 2.02`` (a sweep, the seeds of a point joined by ``/``)."""
+    out: list[str] = []
+    for b in bound:
+        if b.get("points"):
+            by_x: dict[str, list[str]] = {}
+            for x, y in b["points"]:
+                by_x.setdefault(_number(x), []).append(_number(y))
+            shown = ", ".join(f"{x}: {'/'.join(ys)}" for x, ys in by_x.items())
+            out.append(f"{b['quantity']} by x: {shown}")
+        else:
+            out.append(f"{b['quantity']}: {', '.join(_number(v) for v in b.get('seeds', []))}")
+    return out
+
+
+def _summary(details: dict[str, Any]) -> str:
+    """The test's outcome in one line: its detail, and for a growth law the AICc per law."""
+    detail = str(details.get("detail", ""))
+    numbers = details.get("numbers") or {}
+    fits = {k[5:]: v for k, v in numbers.items() if k.startswith("aicc_")}
+    if fits:
+        detail += " (AICc " + ", ".join(f"{k} {v:.1f}" for k, v in fits.items()) + ")"
+    return detail
 
 
 def _current_verdicts(ctx: ChallengeContext) -> dict[int, str]:

@@ -129,10 +129,12 @@ def _printed(literal: str, value: float) -> bool:
 def output_disagrees(run: Run, metric: str, key: str, values: Sequence[float]) -> bool:
     """The output names the metric on lines with numbers, yet prints none of ``values``."""
     names = {metric.lower(), metric.replace("_", " ").lower(), key.lower()}
+    # a name as a word: a one-letter metric ("n", "k": a sweep) is not every line holding it
+    named = [re.compile(rf"(?<![\w/]){re.escape(name)}(?![\w/])") for name in names if name]
     numbers = [
         literal
         for line in run.output.splitlines()
-        if any(name and name in line.lower() for name in names)
+        if any(name.search(line.lower()) for name in named)
         for literal in _NUMBER_RE.findall(line.replace(key, ""))
     ]
     if not numbers or not values:

@@ -99,8 +99,8 @@ _NUM = (
 )
 _APPROX = r"(?:about|roughly|approximately|approx\.?|around|nearly|almost|~|\u2248)"
 _VAGUE = re.compile(
-    r"\b(?:most|mostly|almost always|almost all|generally|in general|usually|typically|often|"
-    r"tends? to|marginal\w*|noticeabl\w*|considerabl\w*|somewhat|fairly|rarely|except|"
+    r"\b(?:(?<!at )most|mostly|almost always|almost all|generally|in general|usually|typically|"
+    r"often|tends? to|marginal\w*|noticeabl\w*|considerabl\w*|somewhat|fairly|rarely|except|"
     r"apart from|implies|realistic|accurately|closely|effective\w*|excellent|poor(?:ly)?|"
     r"second|third|vulnerable|robust(?!\s+performance)|blurry|distorted|clear|style|quality|looks|"
     r"qualitativ\w*|visuali[sz]\w*|plateau\w*|converges? as|stable|stays|minor|"
@@ -1055,7 +1055,10 @@ def _clause_check(c: _Clause) -> Check | None:
         check = Check(relation=Relation.for_all, inner=check, sweep=what, unbounded=open_ended)
         c.rules.append("forall")
     elif re.search(r"\b(?:can|sometimes)\b", c.text, re.I):
-        check = Check(relation=Relation.exists, inner=check)
+        some = re.search(
+            r"\b(?:for|at|on|with|in)\s+some\s+(?P<v>[\w-]+(?:\s[\w-]+)?)", c.text, re.I
+        )
+        check = Check(relation=Relation.exists, inner=check, sweep=some.group("v") if some else "")
         c.rules.append("exists")
     return check
 

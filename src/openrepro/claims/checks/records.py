@@ -567,6 +567,7 @@ def sweeps_of(check: Check) -> dict[str, str]:
                 out.setdefault(q.name, q.sweep)
         if node.sweep:
             names = [node.subject, *node.baselines] if node.subject else []
-            for name in names or [q.name for q in node.quantities]:
+            # a quantifier (for_all, exists) sweeps the quantities of the check it quantifies
+            for name in names or [q.name for q in node.all_quantities()]:
                 out.setdefault(name, node.sweep)
     return out

@@ -1,8 +1,9 @@
 """Linear probing at load factor 0.5: average probes of a successful lookup.
 
 Inserts m/2 random keys into a table of m slots, then looks every key up in batches. Logs
-``claims/<id>/probes_per_lookup``. With ``--per-batch`` it logs the probes of a whole batch
-under the same key (a participant's normalisation mistake) and ``lookup/batch_size``.
+``claims/<id>/<metric>`` (the check's quantity). With ``--per-batch`` it logs the probes of a
+whole batch under the same key (a participant's normalisation mistake) and
+``lookup/batch_size``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ def main() -> None:
     parse = argparse.ArgumentParser(description="linear probing: probes per lookup")
     parse.add_argument("--claim", required=True, help="claim id, e.g. demo-hashing/C1")
     parse.add_argument("--project", required=True, help="Trackio project")
+    parse.add_argument("--metric", default="probes_per_lookup", help="the check's quantity")
     parse.add_argument("--log2-slots", type=int, default=16)
     parse.add_argument("--batch-size", type=int, default=64)
     parse.add_argument("--per-batch", action="store_true")
@@ -46,11 +48,11 @@ def main() -> None:
     trackio.init(project=args.project, name="probing", config={"slots": m, "keys": len(keys)})
     if args.per_batch:
         value = sum(per_batch) / len(batches)
-        trackio.log({f"claims/{args.claim}/probes_per_lookup": round(value, 3),
+        trackio.log({f"claims/{args.claim}/{args.metric}": round(value, 3),
                      "lookup/batch_size": args.batch_size})  # fmt: skip
         print(f"{value:.2f} probes per lookup call (load factor 0.5)")
     else:
-        trackio.log({f"claims/{args.claim}/probes_per_lookup": round(per_lookup, 4)})
+        trackio.log({f"claims/{args.claim}/{args.metric}": round(per_lookup, 4)})
         print(f"{per_lookup:.4f} probes per lookup (load factor 0.5)")
     trackio.finish()  # type: ignore[no-untyped-call]
 

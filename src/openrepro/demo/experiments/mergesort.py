@@ -1,6 +1,8 @@
 """Comparisons made by top-down merge sort, divided by n log2 n, on random permutations.
 
-Logs ``claims/<id>/ratio`` for n = 2^10 ... 2^max (the step is log2 n), the largest n last.
+One Trackio run per (n, seed), n = 2^10, 2^12, ... 2^max: a sweep over n with several seeds at
+each point, logging the ratio under ``claims/<id>/<metric>`` and n under
+``claims/<id>/<sweep metric>``.
 """
 
 from __future__ import annotations
@@ -33,25 +35,29 @@ def merge_sort(items: list[int], counter: list[int]) -> list[int]:
 
 def main() -> None:
     parse = argparse.ArgumentParser(description="merge sort comparisons / (n log2 n)")
-    parse.add_argument("--claim", required=True, help="claim id, e.g. demo-sort/C1")
+    parse.add_argument("--claim", required=True, help="claim id, e.g. demo-mergesort/C1")
     parse.add_argument("--project", required=True, help="Trackio project")
+    parse.add_argument("--metric", default="ratio", help="quantity of the claim's check")
+    parse.add_argument("--sweep-metric", default="n", help="the check's swept variable")
     parse.add_argument("--max-log2", type=int, default=16)
-    parse.add_argument("--seed", type=int, default=0)
+    parse.add_argument("--seeds", type=int, default=3)
     args = parse.parse_args()
     if os.environ.get("OPENREPRO_JOB_ID"):
         print(f"compute job: {os.environ['OPENREPRO_JOB_ID']}")
-    rng = random.Random(args.seed)
-    trackio.init(project=args.project, name=f"mergesort-seed{args.seed}")
     for p in range(10, args.max_log2 + 1, 2):
         n = 2**p
-        items = list(range(n))
-        rng.shuffle(items)
-        counter = [0]
-        assert merge_sort(items, counter) == sorted(items)
-        ratio = counter[0] / (n * math.log2(n))
-        print(f"n=2^{p}: {counter[0]} comparisons = {ratio:.4f} n log2 n")
-        trackio.log({f"claims/{args.claim}/ratio": round(ratio, 4)}, step=p)
-    trackio.finish()  # type: ignore[no-untyped-call]
+        for seed in range(args.seeds):
+            items = list(range(n))
+            random.Random(seed * 1000 + p).shuffle(items)
+            counter = [0]
+            assert merge_sort(items, counter) == sorted(items)
+            ratio = counter[0] / (n * math.log2(n))
+            print(f"n={n} (2^{p}), seed {seed}: {counter[0]} comparisons = {ratio:.4f} n log2 n")
+            trackio.init(project=args.project, name=f"n{n}-seed{seed}",
+                         config={"n": n, "seed": seed})  # fmt: skip
+            trackio.log({f"claims/{args.claim}/{args.metric}": round(ratio, 4),
+                         f"claims/{args.claim}/{args.sweep_metric}": n})  # fmt: skip
+            trackio.finish()  # type: ignore[no-untyped-call]
 
 
 if __name__ == "__main__":

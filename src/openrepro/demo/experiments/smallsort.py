@@ -1,12 +1,15 @@
-"""Element operations (comparisons + moves) of insertion sort vs merge sort on lists of n keys.
+"""Insertion sort against merge sort on short lists, counting element operations.
 
-Logs ``claims/<id>/speedup`` = operations(merge sort) / operations(insertion sort), averaged
-over random lists.
+Per seed (one Trackio run each), random lists of n keys are sorted by both algorithms; each
+algorithm's speed, in lists sorted per 1,000 element operations (comparisons + moves), is
+logged under the claim's two quantities: ``claims/<id>/<metric>`` (insertion sort) and
+``claims/<id>/<baseline metric>`` (merge sort), so the judge has the seeds of both.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 
 import trackio
@@ -48,20 +51,27 @@ def main() -> None:
     parse = argparse.ArgumentParser(description="insertion sort vs merge sort")
     parse.add_argument("--claim", required=True, help="claim id, e.g. demo-smallsort/C1")
     parse.add_argument("--project", required=True, help="Trackio project")
-    parse.add_argument("--n", type=int, default=8)
+    parse.add_argument("--metric", default="insertion", help="insertion sort's quantity")
+    parse.add_argument("--baseline-metric", default="merge", help="merge sort's quantity")
+    parse.add_argument("--n", type=int, default=5)
     parse.add_argument("--lists", type=int, default=200)
+    parse.add_argument("--seeds", type=int, default=3)
     args = parse.parse_args()
-    rng = random.Random(0)
-    lists = [rng.sample(range(10 * args.n), args.n) for _ in range(args.lists)]
-    merge = sum(merge_ops(x) for x in lists)
-    insertion = sum(insertion_ops(x) for x in lists)
-    trackio.init(project=args.project, name=f"n{args.n}", config={"n": args.n})
-    trackio.log({f"claims/{args.claim}/speedup": round(merge / insertion, 3), "sort/n": args.n})
-    trackio.finish()  # type: ignore[no-untyped-call]
-    print(
-        f"n={args.n}: merge sort {merge / args.lists:.1f} ops, insertion sort "
-        f"{insertion / args.lists:.1f} ops per list: speed-up {merge / insertion:.3f}x"
-    )
+    if os.environ.get("OPENREPRO_JOB_ID"):
+        print(f"compute job: {os.environ['OPENREPRO_JOB_ID']}")
+    for seed in range(args.seeds):
+        rng = random.Random(seed)
+        lists = [rng.sample(range(10 * args.n), args.n) for _ in range(args.lists)]
+        merge = sum(merge_ops(x) for x in lists)
+        insertion = sum(insertion_ops(x) for x in lists)
+        trackio.init(project=args.project, name=f"n{args.n}-seed{seed}",
+                     config={"n": args.n, "lists": args.lists, "seed": seed})  # fmt: skip
+        per_1000 = {args.metric: 1000 * args.lists / insertion,
+                    args.baseline_metric: 1000 * args.lists / merge}  # fmt: skip
+        trackio.log({f"claims/{args.claim}/{k}": round(v, 4) for k, v in per_1000.items()})
+        trackio.finish()  # type: ignore[no-untyped-call]
+        print(f"seed {seed}, n={args.n}: merge sort {merge / args.lists:.1f} ops, insertion sort "
+              f"{insertion / args.lists:.1f} ops per list: {merge / insertion:.3f}x")  # fmt: skip
 
 
 if __name__ == "__main__":
