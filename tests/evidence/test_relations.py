@@ -327,6 +327,26 @@ def test_universal_statement_on_a_finite_sweep() -> None:
     assert "= 8" in falsified.detail
 
 
+def test_an_enumerated_domain_must_be_measured_everywhere() -> None:
+    inner = _bound(Comparator.lt, 0.75, "0.75")
+    domain = [Constant(value=v, text=str(v)) for v in (8, 16, 32)]
+    check = Check(relation=Relation.for_all, inner=inner, sweep="batch size", domain=domain)
+    assert check.describe().startswith("for every batch size in {8, 16, 32}: ")
+    at = [(8, 0.5), (8, 0.51), (16, 0.5), (16, 0.52)]
+    partial = evaluate(check, [Bound(quantity="acc", points=at)])
+    assert (partial.verdict, partial.rule) == ("inconclusive", "U5")
+    assert "incomplete" in partial.flags and "batch size = 32" in partial.detail
+    full = evaluate(check, [Bound(quantity="acc", points=[*at, (32, 0.6), (32, 0.61)])])
+    assert (full.verdict, full.rule) == ("verified", "U3")
+    # a point outside the claim's domain is no counterexample to it
+    outside = [*at, (32, 0.6), (32, 0.61), (64, 0.9), (64, 0.91)]
+    assert evaluate(check, [Bound(quantity="acc", points=outside)]).rule == "U3"
+    assert sorted(c.value for c in check.constants()) == [0.75, 8, 16, 32]  # all grounded
+    with pytest.raises(ValueError, match="open-ended"):
+        Check(relation=Relation.for_all, inner=inner, sweep="k", domain=domain, unbounded=True)
+    assert "domain" not in _universal(False).model_dump(mode="json")  # stored form unchanged
+
+
 def test_existence_needs_one_instance() -> None:
     inner = _bound(Comparator.gt, 100, "100")
     check = Check(relation=Relation.exists, inner=inner, sweep="step size")

@@ -49,6 +49,7 @@ The claimed relation is decided from the interval ``[low, high]``:
 | U1 | for_all: the inner check is falsified at some point (a counterexample) | falsified | |
 | U2 | for_all: it holds at every point, and the claim is open-ended | toy | finite_horizon |
 | U3 | for_all: it holds at every point of a finite, enumerated domain | verified | |
+| U5 | for_all: holds where measured; a ``domain`` value unmeasured | inconclusive | incomplete |
 | U4 | for_all: otherwise | inconclusive | |
 | X1 | exists: the inner check is verified at some point | verified | |
 | X2 | exists: no point verifies it (a finite search cannot refute) | inconclusive | no_instance |
@@ -81,6 +82,7 @@ from scipy import stats
 from openrepro.claims.checks.records import (
     Check,
     Comparator,
+    Constant,
     Direction,
     GrowthLaw,
     Relation,
@@ -123,6 +125,7 @@ RULES: dict[str, str] = {
     "U2": "holds on a finite sweep of an open-ended claim",
     "U3": "holds at every point of a finite domain",
     "U4": "universal statement undecided",
+    "U5": "a value of the enumerated domain was not measured",
     "X1": "an instance verifies it",
     "X2": "no instance found",
     "A1": "a part is falsified",
@@ -739,10 +742,23 @@ def _sweep_points(check: Check, bound: Mapping[str, Bound]) -> list[X]:
     return xs
 
 
+def _in_domain(x: X, domain: Sequence[Constant]) -> bool:
+    if isinstance(x, str):
+        return x in {_label(c.value) for c in domain}
+    return any(math.isclose(x, c.value, rel_tol=1e-9, abs_tol=1e-12) for c in domain)
+
+
+def _unmeasured(check: Check, xs: Sequence[X]) -> list[Constant]:
+    """The values of a for_all's enumerated ``domain`` that no sweep point measured."""
+    return [c for c in check.domain if not any(_in_domain(x, [c]) for x in xs)]
+
+
 def _quantified(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evaluation:
     assert check.inner is not None
     inner = check.inner
     xs = _sweep_points(inner, bound)
+    if check.domain:  # a point outside the claim's enumerated domain neither holds nor refutes
+        xs = [x for x in xs if _in_domain(x, check.domain)]
     used = [bound[q.name] for q in inner.all_quantities() if q.name in bound]
     if not xs:
         return _undecided(
@@ -767,6 +783,12 @@ def _quantified(check: Check, bound: Mapping[str, Bound], confidence: float) -> 
             rule, verdict = "U1", "falsified"
             where = next(p.at for p in parts if p.verdict == "falsified")
             detail = f"counterexample at {check.sweep or 'x'} = {where}"
+        elif all(v == "verified" for v in verdicts) and (missing := _unmeasured(check, xs)):
+            rule, verdict = "U5", "inconclusive"
+            detail = f"holds at all {len(parts)} points measured, but not measured at " + (
+                ", ".join(f"{check.sweep or 'x'} = {c.text}" for c in missing)
+            )
+            flags.append("incomplete")
         elif all(v == "verified" for v in verdicts):
             rule, verdict = ("U2", "toy") if check.unbounded else ("U3", "verified")
             detail = f"holds at all {len(parts)} points"

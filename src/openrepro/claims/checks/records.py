@@ -258,6 +258,9 @@ class Check(BaseModel):
     sweep: str = ""  # the swept variable (trend, growth, for_all, exists)
     #: for_all: the sweep is open-ended ("for every k"), so a finite sweep can only be ``toy``
     unbounded: bool = False
+    #: for_all over an enumerated domain ("for batch sizes 8, 16 and 32"): the sweep values the
+    #: claim names, each grounded in the quote; every one must be measured for the claim to hold
+    domain: list[Constant] = Field(default_factory=list)
     inner: Check | None = None
     parts: list[Check] = Field(default_factory=list)
     scale: Scale = Field(default_factory=Scale)
@@ -275,6 +278,8 @@ class Check(BaseModel):
         data = handler(self)
         if isinstance(data, dict) and data.get("human", 0) is None:
             del data["human"]
+        if isinstance(data, dict) and data.get("domain", 0) == []:
+            del data["domain"]  # likewise for a check without an enumerated domain
         return data
 
     @model_validator(mode="after")
@@ -325,7 +330,12 @@ class Check(BaseModel):
         return out
 
     def constants(self) -> list[Constant]:
-        return [c for node in self.nodes() for c in (node.constant, node.upper) if c is not None]
+        return [
+            c
+            for node in self.nodes()
+            for c in (node.constant, node.upper, *node.domain)
+            if c is not None
+        ]
 
     def for_claim(self, claim_id: str) -> Check:
         """A copy that belongs to ``claim_id``: every quantity keyed ``claims/<id>/<name>``."""
@@ -456,6 +466,10 @@ def _problems(check: Check) -> list[str]:
         problems.append("growth needs a law")
     if r in {Relation.for_all, Relation.exists} and check.inner is None:
         problems.append(f"{r.value} needs an inner check")
+    if check.domain and r is not Relation.for_all:
+        problems.append("only for_all enumerates a domain")
+    if check.domain and check.unbounded:
+        problems.append("an enumerated domain is finite: it cannot be open-ended (unbounded)")
     if r is not Relation.all_of and check.parts:
         problems.append("only all_of has parts")
     if r is Relation.all_of and len(check.parts) < 2:
@@ -537,9 +551,10 @@ def _describe(check: Check) -> str:
         return f"{s} grows {law}{rate} in {check.sweep or 'the sweep'}"
     if r is Relation.for_all:
         inner = _describe(check.inner) if check.inner else "?"
+        among = f" in {{{', '.join(c.text for c in check.domain)}}}" if check.domain else ""
         return (
-            f"for every {check.sweep or 'point'}{' (open-ended)' if check.unbounded else ''}: "
-            + inner
+            f"for every {check.sweep or 'point'}{among}"
+            f"{' (open-ended)' if check.unbounded else ''}: " + inner
         )
     if r is Relation.exists:
         inner = _describe(check.inner) if check.inner else "?"
