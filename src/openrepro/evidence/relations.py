@@ -783,10 +783,10 @@ def _quantified(check: Check, bound: Mapping[str, Bound], confidence: float) -> 
             rule, verdict = "U1", "falsified"
             where = next(p.at for p in parts if p.verdict == "falsified")
             detail = f"counterexample at {check.sweep or 'x'} = {where}"
-        elif all(v == "verified" for v in verdicts) and (missing := _unmeasured(check, xs)):
+        elif all(v == "verified" for v in verdicts) and (unmeasured := _unmeasured(check, xs)):
             rule, verdict = "U5", "inconclusive"
             detail = f"holds at all {len(parts)} points measured, but not measured at " + (
-                ", ".join(f"{check.sweep or 'x'} = {c.text}" for c in missing)
+                ", ".join(f"{check.sweep or 'x'} = {c.text}" for c in unmeasured)
             )
             flags.append("incomplete")
         elif all(v == "verified" for v in verdicts):
