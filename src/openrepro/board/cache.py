@@ -30,7 +30,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from sqlalchemy import distinct, func, or_, select
+from sqlalchemy import func, or_, select
 
 from openrepro.board import data as board_data
 from openrepro.challenge import ChallengeContext
@@ -231,7 +231,7 @@ def changed_since(ctx: ChallengeContext, old: tuple[Any, ...], new: tuple[Any, .
         if papers:
             people |= set(
                 session.scalars(
-                    select(distinct(Logbook.participant_id)).where(Logbook.paper_id.in_(papers))
+                    select(Logbook.participant_id).where(Logbook.paper_id.in_(papers)).distinct()
                 )
             )
     return Change(moved=True, papers=papers, participants=people)
@@ -347,6 +347,12 @@ class PageCache:
             self._pages.move_to_end(key)
             self._refresh_if_stale(key, entry)
             return entry.value
+
+    def built_at(self, key: str) -> float | None:
+        """When the cached value of ``key`` was built (``time.monotonic``), None if absent."""
+        with self._lock:
+            entry = self._pages.get(key)
+            return None if entry is None else entry.built
 
     def _refresh_if_stale(self, key: str, entry: _Entry) -> None:
         if entry.stale and time.monotonic() - entry.built >= self.aggregate_seconds:
