@@ -36,11 +36,16 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from openrepro.challenge import init_challenge
+from sqlalchemy import func, select
+
+from openrepro.challenge import init_challenge, open_challenge
+from openrepro.store import Claim, Logbook, Verdict
 from outcomes_scale import free_port, generate
 
 HERE = Path(__file__).resolve()
@@ -188,7 +193,8 @@ def follow(base: str, first: str, pages: int, api: bool = False) -> list[str]:
     """``first`` and the pages its ``next`` cursors lead to (up to ``pages`` in all)."""
     import httpx
 
-    out, path = [], first
+    out: list[str] = []
+    path = first
     while path and len(out) < pages:
         out.append(path)
         reply = httpx.get(base + path, timeout=120)
@@ -215,6 +221,49 @@ def wait_built(base: str, limit: float) -> tuple[float, int]:
     return time.perf_counter() - started, left
 
 
+class VerdictWriter:
+    """Writes ``rate`` new verdicts a second into the store while the board is under load, as
+    the judge would (each on a random logbook and one of its paper's claims)."""
+
+    def __init__(self, folder: Path, rate: float) -> None:
+        self.folder, self.rate = folder, rate
+        self.written = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self) -> None:
+        ctx = open_challenge(self.folder, migrate=False)
+        rng = random.Random(5)
+        try:
+            with ctx.store.session() as session:
+                top = session.scalar(select(func.max(Logbook.id))) or 0
+            while not self.stop.wait(1 / self.rate):
+                with ctx.store.session() as session:
+                    book = session.get(Logbook, rng.randint(1, top))
+                    if book is None:
+                        continue
+                    claim = session.scalar(
+                        select(Claim.id).where(Claim.paper_id == book.paper_id).limit(1)
+                    )
+                    session.add(Verdict(logbook_id=book.id, claim_id=claim,
+                                        verdict=rng.choice(["verified", "falsified"]),
+                                        judge_config=f"bench-writer-{self.written}",
+                                        provenance="self-recorded",
+                                        created_at=datetime.now(UTC)))  # fmt: skip
+                    session.commit()
+                self.written += 1
+        finally:
+            ctx.close()
+
+    def __enter__(self) -> VerdictWriter:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join(30)
+
+
 def make_store(folder: Path, scale: int, database_url: str | None) -> None:
     if (folder / "openrepro.toml").exists():
         return
@@ -237,6 +286,22 @@ def main() -> None:
     parser.add_argument("--no-datasette", action="store_true")
     parser.add_argument("--warm-wait", type=float, default=900,
                         help="at most this long waiting for the pages built ahead")  # fmt: skip
+    parser.add_argument(
+        "--write-rate",
+        type=float,
+        default=2.0,
+        help="new verdicts a second written during a last mixed run (0: none)",
+    )
+    parser.add_argument(
+        "--only-board",
+        action="store_true",
+        help="just the warm board on SQLite (e.g. with --server-src)",
+    )
+    parser.add_argument(
+        "--server-src",
+        type=Path,
+        help="serve this source tree instead (to compare with an older one)",
+    )
     parser.add_argument("--keep", type=Path, help="keep (and reuse) the generated stores here")
     parser.add_argument("--client", metavar="BASE", help=argparse.SUPPRESS)
     parser.add_argument("--cold", action="store_true", help=argparse.SUPPRESS)
@@ -257,6 +322,9 @@ def main() -> None:
           flush=True)  # fmt: skip
     root = args.keep or Path(tempfile.mkdtemp(prefix="openrepro-board-load-"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENREPRO_")}
+    if args.server_src:
+        env["PYTHONPATH"] = str(args.server_src.resolve())
+        print(f"serving the source tree {args.server_src}")
     results: list[dict[str, Any]] = []
 
     def measure(server: str, base: str, page: str, paths: list[str], cold: bool = False) -> None:
@@ -322,6 +390,10 @@ def main() -> None:
                 mixed += paths
             random.Random(2).shuffle(mixed)
             measure(label, base, "mixed (all of the above)", mixed)
+            if args.write_rate > 0:
+                with VerdictWriter(folder, args.write_rate) as writer:
+                    measure(label, base, f"mixed, {args.write_rate:g} new verdicts/s", mixed)
+                print(f"  ({writer.written} verdicts written during that run)", flush=True)
 
     def run_cold(label: str, folder: Path) -> None:
         """A board that builds nothing ahead, driven over pages never rendered before."""
@@ -342,6 +414,9 @@ def main() -> None:
     sqlite_folder = root / "challenge"
     make_store(sqlite_folder, 1, None)
     run_board("serve (SQLite)", sqlite_folder, 1, args.warm_wait)
+    if args.only_board:
+        print(json.dumps(results))
+        return
     run_cold("serve --no-warm (SQLite)", sqlite_folder)
 
     if args.database_url:
