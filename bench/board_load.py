@@ -302,6 +302,12 @@ def main() -> None:
         type=Path,
         help="serve this source tree instead (to compare with an older one)",
     )
+    parser.add_argument(
+        "--serve-arg",
+        action="append",
+        default=[],
+        help="pass this to `openrepro serve` (e.g. --serve-arg=--no-warm)",
+    )
     parser.add_argument("--keep", type=Path, help="keep (and reuse) the generated stores here")
     parser.add_argument("--client", metavar="BASE", help=argparse.SUPPRESS)
     parser.add_argument("--cold", action="store_true", help=argparse.SUPPRESS)
@@ -376,7 +382,7 @@ def main() -> None:
         port = free_port()
         base = f"http://127.0.0.1:{port}"
         serve = [sys.executable, "-m", "openrepro", "--dir", str(folder), "serve", "--port",
-                 str(port)]  # fmt: skip
+                 str(port), *args.serve_arg]  # fmt: skip
         with Server(label, serve, f"{base}/healthz", env):
             took, left = wait_built(base, warm_limit)
             print(f"  {label}: pages built ahead in {took:.0f} s"
