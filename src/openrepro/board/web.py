@@ -108,6 +108,8 @@ def create_app(
     cache = PageCache(ctx, cache_seconds, aggregate_seconds=aggregate_seconds)
     app.state.cache = cache
     app.router.on_shutdown.append(cache.close)
+    if cache_seconds > 0:
+        cache.check()  # the first fingerprint, before any page is built against it
     url = WebUrls()
 
     app.add_middleware(RequestGuard, ctx=ctx)  # body caps and timeouts before any route
