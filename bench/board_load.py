@@ -293,6 +293,9 @@ def main() -> None:
         help="new verdicts a second written during a last mixed run (0: none)",
     )
     parser.add_argument(
+        "--only-mixed", action="store_true", help="of the warm board, only the mixed runs"
+    )
+    parser.add_argument(
         "--only-board",
         action="store_true",
         help="just the warm board on SQLite (e.g. with --server-src)",
