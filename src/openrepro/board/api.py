@@ -9,19 +9,22 @@ overrides, claim edits and freezing are for organizers. Errors are JSON:
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, File, Form, Header, Query, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Header, Query, Response, UploadFile
 from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
 
 from openrepro.board import data as board_data
-from openrepro.board.cache import PageCache
+from openrepro.board.cache import AGGREGATE, Aggregates, PageCache
+from openrepro.board.cursor import MAX_CURSOR_CHARS, keyset_page
 from openrepro.board.guard import MAX_ROW_ID, RowId
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.records import ClaimView
 from openrepro.claims.service import edit_claim
-from openrepro.errors import AuthError, ConfigError, LogbookError
+from openrepro.errors import AuthError, ConfigError, LogbookError, NotFoundError
 from openrepro.identity import (
     Actor,
     ParticipantView,
@@ -52,6 +55,11 @@ class PaperList(BaseModel):
     offset: int
     limit: int
     papers: list[board_data.PaperRow]
+    next: str | None = Field(
+        default=None,
+        description="Cursor of the next page (pass it as `cursor`); null on the last page. "
+        "It stays valid when papers are added before it.",
+    )
 
 
 class RegisterRequest(BaseModel):
@@ -89,6 +97,14 @@ class FreezeResponse(BaseModel):
     frozen_at: str
 
 
+def _json(record: BaseModel) -> Response:
+    return Response(_body(record), media_type="application/json")
+
+
+def _body(record: BaseModel) -> bytes:
+    return record.model_dump_json().encode()
+
+
 def _bearer(authorization: str | None) -> str | None:
     if not authorization:
         return None
@@ -100,6 +116,7 @@ def _bearer(authorization: str | None) -> str | None:
 
 def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRouter:
     router = APIRouter()
+    data = Aggregates(ctx, cache) if cache is not None else None
 
     def actor(authorization: Annotated[str | None, Header()] = None) -> Actor:
         return authenticate(ctx, _bearer(authorization))
@@ -107,7 +124,7 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
     who_dep = Depends(actor)
 
     @router.get("/papers", response_model=PaperList, tags=["papers"])
-    def list_papers(
+    async def list_papers(
         status: Annotated[
             str, Query(description="Filter: " + ", ".join(board_data.PAPER_FILTERS))
         ] = "all",
@@ -119,18 +136,40 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
             ),
         ] = "",
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-        offset: Annotated[int, Query(ge=0)] = 0,
-    ) -> PaperList:
-        """Papers with their outcome status; filter to pick what to work on (e.g. unattempted)."""
+        offset: Annotated[int, Query(ge=0, description="Skip this many (prefer `cursor`)")] = 0,
+        cursor: Annotated[
+            str,
+            Query(max_length=MAX_CURSOR_CHARS, description="`next` of the previous page"),
+        ] = "",
+    ) -> Response:
+        """Papers with their outcome status; filter to pick what to work on (e.g. unattempted).
+        In venue-id order, paginated by cursor (``next``); a search is in relevance order."""
+        if status not in board_data.PAPER_FILTERS:
+            raise NotFoundError(f"unknown filter {status!r}; use one of "
+                                f"{', '.join(board_data.PAPER_FILTERS)}")  # fmt: skip
+        if cache is None or search_terms(q):
+            rows = board_data.paper_rows(ctx, status=status, query=q)
+            return _json(PaperList(total=len(rows), offset=offset, limit=limit,
+                                   papers=rows[offset : offset + limit]))  # fmt: skip
+        key = f"api:papers?{status}&{limit}&{offset}&{cursor}"
+        found = cache.peek(key)  # a fresh cached answer: no query, no serialisation
+        if found is None:
+            build = listing(status, limit, offset, cursor)
+            found = await run_in_threadpool(cache.value, key, build)
+        return Response(found, media_type="application/json")
 
-        def build() -> list[board_data.PaperRow]:
-            return board_data.paper_rows(ctx, status=status, query=q)
+    def listing(status: str, limit: int, offset: int, cursor: str) -> Callable[[set[str]], bytes]:
+        def build(tags: set[str]) -> bytes:
+            tags.add(AGGREGATE)
+            assert data is not None
+            rows = data.paper_rows(status)
+            page = keyset_page("papers", data.paper_keys(status), cursor or None, limit, offset)
+            return _body(PaperList(
+                total=len(rows), offset=page.start, limit=limit,
+                papers=rows[page.start : page.end], next=page.next,
+            ))  # fmt: skip
 
-        rows = (
-            cache.value(f"api:papers?{status}", build) if cache and not search_terms(q) else build()
-        )
-        return PaperList(total=len(rows), offset=offset, limit=limit,
-                         papers=rows[offset : offset + limit])  # fmt: skip
+        return build
 
     @router.get("/papers/{venue_id:path}/workspace", response_model=WorkspacePayload,
                 tags=["papers"])  # fmt: skip

@@ -5,7 +5,8 @@
 Each worker process imports this module and opens the challenge named by ``OPENREPRO_HOME``
 (else the folder found from the current directory) with its own store connection pool; the
 store is the only shared state, so PostgreSQL is the right store behind several workers.
-Migrations are not run here: run ``openrepro db upgrade`` once before starting the workers.
+Each worker builds every page ahead in the background (its own cache). Migrations are not run
+here: run ``openrepro db upgrade`` once before starting the workers.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ __all__ = ["make_app"]
 
 def make_app() -> FastAPI:
     """A board app for the challenge of ``OPENREPRO_HOME`` (or the current folder)."""
-    return create_app(open_challenge(migrate=False))
+    return create_app(open_challenge(migrate=False), warm=True)
 
 
 def __getattr__(name: str) -> FastAPI:

@@ -1,16 +1,40 @@
-"""Rendered pages and API answers of the board, cached until the store changes."""
+"""Rendered pages and API answers of the board, kept until what they show changes.
+
+Every cached value carries *tags* naming what it was built from: ``paper:<id>`` (a paper's row,
+claims, logbooks, verdicts, edits, re-check decisions, author responses), ``participant:<id>``
+(a participant's logbooks, verdicts and jobs), and ``aggregate`` (a figure over the whole
+challenge: the home page, the paper lists, the leaderboard, credit). At most once per
+``seconds`` one thread compares the store's fingerprint (:func:`store_version`, one query); when
+it moved, :func:`changed_since` reads which papers and participants the new rows touch, and:
+
+- values tagged with a touched paper or participant are dropped and queued to be rendered
+  again in the background (so a verdict on paper A refreshes A's pages and leaves paper B's);
+- values tagged ``aggregate`` are marked stale: they are still served, and rebuilt in the
+  background when asked for, at most once per ``aggregate_seconds`` each;
+- a change that cannot be narrowed (rows deleted, the challenge frozen) drops everything.
+
+A value is built once however many requests ask for it at the same time (the others wait for
+that build). ``warm`` queues values to be built ahead by the background worker, so pages nobody
+asked for yet are ready when someone does.
+"""
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 
+from openrepro.board import data as board_data
 from openrepro.challenge import ChallengeContext
+from openrepro.outcomes import PaperOutcome, Stats, compute_stats, hidden_papers, paper_outcomes
 from openrepro.store import (
     Challenge,
     Claim,
@@ -27,7 +51,39 @@ from openrepro.store.tables_provenance import Replay
 
 T = TypeVar("T")
 
-__all__ = ["PageCache", "store_version"]
+__all__ = [
+    "AGGREGATE",
+    "Aggregates",
+    "Change",
+    "PageCache",
+    "changed_since",
+    "paper_tag",
+    "participant_tag",
+    "store_version",
+]
+
+#: The tag of values computed over the whole challenge (rebuilt with a debounce).
+AGGREGATE = "aggregate"
+
+Build = Callable[[set[str]], Any]
+
+
+def paper_tag(paper_id: int) -> str:
+    return f"paper:{paper_id}"
+
+
+def participant_tag(participant_id: int) -> str:
+    return f"participant:{participant_id}"
+
+
+# The fingerprint's parts, by name; ``changed_since`` reads the watermarks back by these names.
+_PARTS = (
+    "paper_updated", "papers", "claims", "claim_id", "claim_edit_id", "logbooks", "logbook_id",
+    "verdicts", "verdict_id", "verdict_created", "verdict_edits", "verdict_edit_id",
+    "participants", "participant_id", "jobs", "job_updated", "recheck_run_id",
+    "recheck_decision_id", "author_response_id", "replay_id", "frozen_at",
+)  # fmt: skip
+_COUNTS = ("papers", "claims", "logbooks", "verdicts", "verdict_edits", "participants", "jobs")
 
 
 def store_version(ctx: ChallengeContext) -> tuple[Any, ...]:
@@ -35,7 +91,7 @@ def store_version(ctx: ChallengeContext) -> tuple[Any, ...]:
     row count and the newest id (or update time, for rows updated in place: papers, jobs, a
     verdict judged again after a replay), and the challenge's freeze. One query of scalar
     subqueries over primary keys and indexed columns. A participant's name or team edited in
-    place is not seen (``site build --force`` rebuilds everything)."""
+    place is not seen (``site build --force`` rebuilds everything; restart ``serve``)."""
     cid = ctx.challenge_id
     parts = [
         select(func.max(Paper.updated_at)).where(Paper.challenge_id == cid),
@@ -64,52 +120,396 @@ def store_version(ctx: ChallengeContext) -> tuple[Any, ...]:
         return tuple(session.execute(select(*(q.scalar_subquery() for q in parts))).one())
 
 
+@dataclass
+class Change:
+    """What moved between two fingerprints: ``everything`` when it cannot be narrowed."""
+
+    everything: bool = False
+    moved: bool = False  # anything at all: aggregates are stale
+    papers: set[int] = field(default_factory=set)
+    participants: set[int] = field(default_factory=set)
+
+    def tags(self) -> set[str]:
+        return {paper_tag(p) for p in self.papers} | {participant_tag(p) for p in self.participants}
+
+
+def changed_since(ctx: ChallengeContext, old: tuple[Any, ...], new: tuple[Any, ...]) -> Change:
+    """The papers and participants whose pages rows written between fingerprints ``old`` and
+    ``new`` touch (a few indexed queries over the new rows only). Participants with a logbook
+    on a touched paper are touched too (their verdicts show that paper's claims and edits)."""
+    was, now = dict(zip(_PARTS, old, strict=True)), dict(zip(_PARTS, new, strict=True))
+    if was["frozen_at"] != now["frozen_at"] or any((now[k] or 0) < (was[k] or 0) for k in _COUNTS):
+        return Change(
+            everything=True, moved=True
+        )  # frozen, or rows deleted: nothing to narrow it to
+    papers: set[int] = set()
+    people: set[int] = set()
+
+    def newer(column: Any, key: str) -> Any:
+        """Rows written after the old fingerprint's ``key`` (an id or a time; every row when
+        the table was empty)."""
+        return column.is_not(None) if was[key] is None else column > was[key]
+
+    with ctx.store.session() as session:
+        if now["paper_updated"] != was["paper_updated"]:
+            papers |= set(
+                session.scalars(
+                    select(Paper.id).where(
+                        Paper.challenge_id == ctx.challenge_id,
+                        newer(Paper.updated_at, "paper_updated"),
+                    )
+                )
+            )
+        if now["claim_id"] != was["claim_id"]:
+            papers |= set(
+                session.scalars(select(Claim.paper_id).where(newer(Claim.id, "claim_id")))
+            )
+        if now["claim_edit_id"] != was["claim_edit_id"]:
+            papers |= set(
+                session.scalars(
+                    select(Claim.paper_id)
+                    .join(ClaimEdit, ClaimEdit.claim_id == Claim.id)
+                    .where(newer(ClaimEdit.id, "claim_edit_id"))
+                )
+            )
+        for table, key in (
+            (RecheckRun, "recheck_run_id"),
+            (RecheckDecision, "recheck_decision_id"),
+        ):
+            if now[key] != was[key]:
+                papers |= set(
+                    session.scalars(
+                        select(Claim.paper_id)
+                        .join(table, table.claim_id == Claim.id)
+                        .where(newer(table.id, key))
+                    )
+                )
+        if now["author_response_id"] != was["author_response_id"]:
+            papers |= set(
+                session.scalars(
+                    select(AuthorResponse.paper_id).where(
+                        newer(AuthorResponse.id, "author_response_id")
+                    )
+                )
+            )
+        books: list[Any] = []
+        if now["logbook_id"] != was["logbook_id"]:
+            books.append(select(Logbook.id).where(newer(Logbook.id, "logbook_id")))
+        verdict_moved = (now["verdict_id"], now["verdict_created"]) != (
+            was["verdict_id"],
+            was["verdict_created"],
+        )
+        if verdict_moved:
+            books.append(
+                select(Verdict.logbook_id).where(
+                    or_(
+                        newer(Verdict.id, "verdict_id"), Verdict.created_at > was["verdict_created"]
+                    )
+                )
+            )
+        if now["verdict_edit_id"] != was["verdict_edit_id"]:
+            books.append(
+                select(Verdict.logbook_id)
+                .join(VerdictEdit, VerdictEdit.verdict_id == Verdict.id)
+                .where(newer(VerdictEdit.id, "verdict_edit_id"))
+            )
+        if now["replay_id"] != was["replay_id"]:
+            books.append(select(Replay.logbook_id).where(newer(Replay.id, "replay_id")))
+        for ids in books:
+            for paper, person in session.execute(
+                select(Logbook.paper_id, Logbook.participant_id).where(Logbook.id.in_(ids))
+            ):
+                papers.add(paper)
+                people.add(person)
+        if now["job_updated"] != was["job_updated"]:
+            jobs = select(Job.paper_id, Job.participant_id).where(
+                Job.challenge_id == ctx.challenge_id, newer(Job.updated_at, "job_updated")
+            )
+            for job_paper, job_person in session.execute(jobs):
+                papers.update([job_paper] if job_paper is not None else [])
+                people.update([job_person] if job_person is not None else [])
+        if papers:
+            people |= set(
+                session.scalars(
+                    select(Logbook.participant_id).where(Logbook.paper_id.in_(papers)).distinct()
+                )
+            )
+    return Change(moved=True, papers=papers, participants=people)
+
+
+@dataclass
+class _Flight:
+    """A build under way, and what changed in the store while it ran."""
+
+    future: Future[Any] = field(default_factory=Future)
+    touched: set[str] = field(default_factory=set)
+    everything: bool = False
+    moved: bool = False
+
+
+@dataclass
+class _Entry:
+    value: Any
+    tags: frozenset[str]
+    build: Build
+    built: float
+    stale: bool = False
+
+
 class PageCache:
-    """Rendered responses per key, dropped when the store's fingerprint changes."""
+    """Rendered responses per key, dropped or marked stale as the store changes (see the module
+    docstring). ``seconds <= 0`` turns caching off (every value is built on each request)."""
 
-    def __init__(self, ctx: ChallengeContext, seconds: float = 1.0, size: int = 4096) -> None:
+    def __init__(
+        self,
+        ctx: ChallengeContext,
+        seconds: float = 1.0,
+        size: int = 50_000,
+        aggregate_seconds: float = 5.0,
+    ) -> None:
         self.ctx, self.seconds, self.size = ctx, seconds, size
+        self.aggregate_seconds = aggregate_seconds
         self._lock = threading.Lock()
-        self._pages: OrderedDict[str, Any] = OrderedDict()
+        self._checking = threading.Lock()
+        self._pages: OrderedDict[str, _Entry] = OrderedDict()
+        self._building: dict[str, _Flight] = {}
         self._version: tuple[Any, ...] | None = None
+        self._hidden: list[int] = []
         self._checked = 0.0
+        # background work: (priority, order, key, build); refreshes (0) before warming (1)
+        self._queue: list[tuple[int, int, str, Build]] = []
+        self._queued: set[str] = set()
+        self._order = itertools.count()
+        self._wake = threading.Condition(self._lock)
+        self._worker: threading.Thread | None = None
+        self._closed = False
+        self.warmed = 0  # values built ahead by the background worker
 
-    def _fresh(self) -> None:
-        now = time.monotonic()
-        if now - self._checked < self.seconds:
+    # -- freshness ---------------------------------------------------------------------------
+
+    def _due(self) -> bool:
+        return time.monotonic() - self._checked >= self.seconds
+
+    def check(self) -> None:
+        """Compare the store's fingerprint now (one thread at a time; the others go on with
+        what is cached) and apply what changed."""
+        if not self._checking.acquire(blocking=False):
             return
-        version = store_version(self.ctx)
-        with self._lock:
-            self._checked = now
-            if version != self._version:
-                self._version = version
-                self._pages.clear()
+        try:
+            version = store_version(self.ctx)
+            hidden = hidden_papers(self.ctx)
+            change = Change()
+            if self._version is None:
+                change = Change(everything=True, moved=True)
+            elif version != self._version:
+                change = changed_since(self.ctx, self._version, version)
+            if hidden != self._hidden:  # a verdict window closed: its paper's verdicts show
+                change.papers |= set(self._hidden) ^ set(hidden)
+                change.moved = True
+            with self._lock:
+                self._version, self._hidden = version, hidden
+                self._checked = time.monotonic()
+                self._apply(change)
+        finally:
+            self._checking.release()
 
-    def peek(self, key: str) -> str | None:
-        """The cached page when the store was checked recently enough, else None."""
-        if self.seconds <= 0 or time.monotonic() - self._checked >= self.seconds:
+    def _apply(self, change: Change) -> None:
+        """Drop, queue again or mark stale what ``change`` touches (the lock is held)."""
+        if not change.moved:
+            return
+        touched = change.tags()
+        for flight in self._building.values():
+            flight.everything |= change.everything
+            flight.touched |= touched
+            flight.moved = True
+        if change.everything:
+            self._pages.clear()
+            return
+        for key, entry in list(self._pages.items()):
+            if entry.tags & touched:
+                del self._pages[key]
+                self._enqueue(0, key, entry.build)  # render it again ahead of readers
+            elif AGGREGATE in entry.tags:
+                entry.stale = True
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def peek(self, key: str) -> Any | None:
+        """The cached value when it may be served without a query (the store was checked
+        recently enough, or another thread is checking it now), else None. A stale aggregate
+        is served, and its rebuild is queued."""
+        if self.seconds <= 0 or (self._due() and not self._checking.locked()):
             return None
         with self._lock:
-            page = self._pages.get(key)
-        return page if isinstance(page, str) else None
+            entry = self._pages.get(key)
+            if entry is None:
+                return None
+            self._pages.move_to_end(key)
+            self._refresh_if_stale(key, entry)
+            return entry.value
 
-    def value(self, key: str, build: Callable[[], T]) -> T:
-        """The cached value of ``key``, built when absent or when the store changed."""
+    def built_at(self, key: str) -> float | None:
+        """When the cached value of ``key`` was built (``time.monotonic``), None if absent."""
+        with self._lock:
+            entry = self._pages.get(key)
+            return None if entry is None else entry.built
+
+    def _refresh_if_stale(self, key: str, entry: _Entry) -> None:
+        if entry.stale and time.monotonic() - entry.built >= self.aggregate_seconds:
+            self._enqueue(0, key, entry.build)
+
+    def value(self, key: str, build: Build, *, fresh: bool = False) -> Any:
+        """The value of ``key``, built when absent (``build`` receives a set to add the value's
+        tags to). Concurrent requests for the same absent key share one build. A stale
+        aggregate is served as it is, unless ``fresh`` (for the parts a value is built from:
+        a page rebuilt now must not be built from stale parts)."""
         if self.seconds <= 0:
-            return build()
-        self._fresh()
+            return build(set())
+        if self._due():
+            self.check()
         with self._lock:
-            if key in self._pages:
+            entry = self._pages.get(key)
+            if entry is not None and not (fresh and entry.stale):
                 self._pages.move_to_end(key)
-                found: T = self._pages[key]
-                return found
-        made = build()
+                self._refresh_if_stale(key, entry)
+                return entry.value
+        return self._build(key, build, replace=entry is not None)
+
+    def get(self, key: str, build: Build) -> str:
+        """The rendered page of ``key``."""
+        page: str = self.value(key, build)
+        return page
+
+    def _build(self, key: str, build: Build, *, replace: bool = False) -> Any:
         with self._lock:
-            self._pages[key] = made
-            while len(self._pages) > self.size:
-                self._pages.popitem(last=False)
+            flight = self._building.get(key)
+            mine = flight is None
+            if flight is None:
+                flight = self._building[key] = _Flight()
+        if not mine:
+            return flight.future.result()
+        try:
+            tags: set[str] = set()
+            started = time.monotonic()
+            made = build(tags)
+        except BaseException as exc:
+            with self._lock:
+                del self._building[key]
+            flight.future.set_exception(exc)
+            raise
+        with self._lock:
+            del self._building[key]
+            if flight.everything or flight.touched & tags:
+                # the store changed under this build in a way that touches it: serve it to
+                # who asked, keep nothing, and build it again in the background
+                self._enqueue(0, key, build)
+            elif replace or key not in self._pages:
+                stale = flight.moved and AGGREGATE in tags
+                self._pages[key] = _Entry(made, frozenset(tags), build, started, stale)
+                self._pages.move_to_end(key)
+                while len(self._pages) > self.size:
+                    self._pages.popitem(last=False)
+        flight.future.set_result(made)
         return made
 
-    def get(self, key: str, build: Callable[[], str]) -> str:
-        """The rendered page of ``key``."""
-        return self.value(key, build)
+    # -- background building -----------------------------------------------------------------
+
+    def warm(self, items: Iterable[tuple[str, Build]]) -> None:
+        """Queue values to be built ahead, in order, after any pending refresh."""
+        if self.seconds <= 0:
+            return
+        with self._lock:
+            for key, build in items:
+                if key not in self._pages:
+                    self._enqueue(1, key, build)
+
+    def pending(self) -> int:
+        """Values waiting in the background queue."""
+        with self._lock:
+            return len(self._queue)
+
+    def _enqueue(self, priority: int, key: str, build: Build) -> None:
+        """Queue a build (the lock is held)."""
+        if key in self._queued or self._closed:
+            return
+        self._queued.add(key)
+        heapq.heappush(self._queue, (priority, next(self._order), key, build))
+        if self._worker is None:
+            self._worker = threading.Thread(target=self._work, name="board-cache", daemon=True)
+            self._worker.start()
+        self._wake.notify()
+
+    def _work(self) -> None:
+        while True:
+            with self._lock:
+                while not self._queue and not self._closed:
+                    self._wake.wait()
+                if self._closed:
+                    return
+                priority, _, key, build = heapq.heappop(self._queue)
+                self._queued.discard(key)
+                entry = self._pages.get(key)
+                if entry is not None and not entry.stale:
+                    continue  # a reader built it meanwhile
+            try:
+                if self._due():
+                    self.check()
+                self._build(key, build, replace=True)
+            except Exception:  # a value that fails to build is built (and reported) by its reader
+                continue
+            if priority:
+                self.warmed += 1
+                time.sleep(0)  # let request threads in between pages built ahead
+
+    def close(self) -> None:
+        """Stop the background worker."""
+        with self._lock:
+            self._closed = True
+            self._queue.clear()
+            self._queued.clear()
+            self._wake.notify_all()
+
+
+class Aggregates:
+    """The challenge-wide figures pages are built from (outcomes, stats, the re-check set, the
+    sorted paper lists), cached as ``aggregate`` values so that a page rebuilt after a change
+    computes each of them once, not once per page."""
+
+    def __init__(self, ctx: ChallengeContext, cache: PageCache) -> None:
+        self.ctx, self.cache = ctx, cache
+
+    def _get(self, key: str, build: Callable[[], T]) -> T:
+        def tagged(tags: set[str]) -> T:
+            tags.add(AGGREGATE)
+            return build()
+
+        found: T = self.cache.value(f"data:{key}", tagged, fresh=True)
+        return found
+
+    def outcomes(self) -> list[PaperOutcome]:
+        return self._get("outcomes", lambda: paper_outcomes(self.ctx, public=True))
+
+    def stats(self) -> Stats:
+        return self._get("stats", lambda: compute_stats(self.ctx, public=True))
+
+    def pending(self) -> set[str]:
+        return self._get("pending", lambda: board_data.pending_recheck(self.ctx))
+
+    def paper_rows(self, status: str) -> list[board_data.PaperRow]:
+        """Papers matching filter ``status``, in venue-id order."""
+        return self._get(
+            f"rows:{status}",
+            lambda: board_data.paper_rows(
+                self.ctx, status=status, outcomes=self.outcomes(), pending=self.pending()
+            ),
+        )
+
+    def paper_keys(self, status: str) -> list[tuple[str]]:
+        """The keyset-pagination keys of :meth:`paper_rows` (their venue ids)."""
+        return self._get(f"keys:{status}", lambda: [(r.venue_id,) for r in self.paper_rows(status)])
+
+    def credit_index(self) -> dict[tuple[str], int]:
+        """Each leaderboard row's position, by handle (the leaderboard's cursor key)."""
+        return self._get(
+            "credit-index", lambda: {(c.handle,): i for i, c in enumerate(self.stats().credit)}
+        )

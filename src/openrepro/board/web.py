@@ -5,9 +5,12 @@ Policy; board pages allow no script at all, a participant's logbook is served as
 document (rendered by :mod:`openrepro.logbooks.render`) with an even stricter policy and shown in a
 sandboxed frame, and only raster images of logbooks are served, by content hash.
 
-Speed: rendered pages are cached per URL until the store changes; whether it changed is checked
-at most once per ``cache_seconds`` with one cheap query
-(:func:`~openrepro.board.cache.store_version`).
+Speed: rendered pages are cached per URL until what they show changes (see
+:mod:`openrepro.board.cache`: a page is tagged with its paper and participant; a new verdict
+drops only the pages of its paper and participant and marks the challenge-wide pages stale, to
+be rebuilt in the background); whether the store changed is checked at most once per
+``cache_seconds`` with one cheap query. Lists are paginated with keyset cursors
+(:mod:`openrepro.board.cursor`).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import FastAPI, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -27,22 +31,26 @@ from openrepro.board import data as board_data
 from openrepro.board.api import api_router
 from openrepro.board.apidocs import swagger_page
 from openrepro.board.auth import auth_router
-from openrepro.board.cache import PageCache
+from openrepro.board.cache import AGGREGATE, Aggregates, PageCache, paper_tag, participant_tag
+from openrepro.board.cursor import MAX_CURSOR_CHARS, anchored_page, keyset_page
 from openrepro.board.guard import RequestGuard, RowId
-from openrepro.board.pages import BOARD_CSP, Renderer, WebUrls, home_charts, page_slice
+from openrepro.board.pages import BOARD_CSP, PAGE_SIZE, Renderer, WebUrls, home_charts, page_slice
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import NotFoundError, OpenReproError
+from openrepro.identity import get_participant
 from openrepro.jobs import get_job
 from openrepro.logbooks.records import FileRef
 from openrepro.logbooks.render import CSP as LOGBOOK_CSP
 from openrepro.logbooks.render import IMAGE_EXTENSIONS, render_logbook
 from openrepro.logbooks.service import load_logbook
 from openrepro.logbooks.submit import blob_path
-from openrepro.outcomes import author_responses, compute_stats
+from openrepro.outcomes import author_responses
 from openrepro.papers import search_terms
 from openrepro.recheck import REASONS, STATUSES
+from openrepro.store import Logbook, Paper, Participant
 
 T = TypeVar("T")
+Build = Callable[[set[str]], str]
 
 __all__ = ["SecurityHeaders", "create_app", "image_type"]
 
@@ -77,8 +85,15 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
-    """The board of one opened challenge (HTML pages + ``/api/v1``)."""
+def create_app(
+    ctx: ChallengeContext,
+    *,
+    cache_seconds: float = 1.0,
+    aggregate_seconds: float = 5.0,
+    warm: bool = False,
+) -> FastAPI:
+    """The board of one opened challenge (HTML pages + ``/api/v1``). ``warm`` builds every
+    page ahead in the background (``openrepro serve`` does)."""
     app = FastAPI(
         title=f"openrepro board: {ctx.settings.title or ctx.settings.name}",
         version=__version__,
@@ -90,8 +105,11 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
     )
     app.state.ctx = ctx
     renderer = Renderer(ctx)
-    cache = PageCache(ctx, cache_seconds)
+    cache = PageCache(ctx, cache_seconds, aggregate_seconds=aggregate_seconds)
     app.state.cache = cache
+    app.router.on_shutdown.append(cache.close)
+    if cache_seconds > 0:
+        cache.check()  # the first fingerprint, before any page is built against it
     url = WebUrls()
 
     app.add_middleware(RequestGuard, ctx=ctx)  # body caps and timeouts before any route
@@ -107,62 +125,118 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
         page = renderer.render("error.html", url, static=False, status=status, message=str(exc))
         return HTMLResponse(page, status_code=status)
 
-    async def html(key: str, build: Callable[[], str]) -> HTMLResponse:
+    data = Aggregates(ctx, cache)
+
+    async def html(key: str, build: Build) -> HTMLResponse:
         page = cache.peek(key)  # a fresh cached page is served without a thread or a query
         if page is None:
             page = await run_in_threadpool(cache.get, key, build)
         return HTMLResponse(page)
 
+    def home_page(tags: set[str]) -> str:
+        tags.add(AGGREGATE)
+        home_data = board_data.home_data(ctx, data.outcomes(), data.stats())
+        return renderer.render("home.html", url, static=False, data=home_data,
+                               charts=home_charts(home_data))  # fmt: skip
+
+    def paper_page(venue_id: str) -> Build:
+        def build(tags: set[str]) -> str:
+            tags.add(paper_tag(board_data.paper_row_id(ctx, venue_id)))
+            return renderer.render("paper.html", url, static=False,
+                                   data=board_data.paper_data(ctx, venue_id),
+                                   responses=_responses(ctx, venue_id))  # fmt: skip
+
+        return build
+
+    def logbook_page(logbook_id: int) -> Build:
+        def build(tags: set[str]) -> str:
+            found = board_data.logbook_data(ctx, logbook_id)
+            tags.update(_logbook_tags(ctx, logbook_id))
+            return renderer.render("logbook.html", url, static=False, data=found,
+                                   jobs=_jobs_cited(ctx, logbook_id))  # fmt: skip
+
+        return build
+
+    def content_page(logbook_id: int) -> Build:
+        def build(tags: set[str]) -> str:  # a logbook revision never changes: no tags
+            record, handle = board_data.logbook_record(ctx, logbook_id)
+            return render_logbook(record, file_url=_web_file_url, participant=handle)
+
+        return build
+
+    def participant_page(handle: str) -> Build:
+        def build(tags: set[str]) -> str:
+            found = board_data.participant_data(ctx, handle, stats=data.stats())
+            tags.update({AGGREGATE, participant_tag(get_participant(ctx, handle).id)})
+            return renderer.render("participant.html", url, static=False, data=found)
+
+        return build
+
+    def leaderboard_page(after: str) -> Build:
+        def build(tags: set[str]) -> str:
+            tags.add(AGGREGATE)
+            credit, index = data.stats().credit, data.credit_index()
+            shown = anchored_page("leaderboard", list(index), index, after or None, PAGE_SIZE)
+            return renderer.render(
+                "leaderboard.html", url, static=False, credit=credit[shown.start : shown.end],
+                rank=shown.start, next_url=shown.next and f"/leaderboard?cursor={shown.next}",
+                prev_url=shown.prev and f"/leaderboard?cursor={shown.prev}",
+            )  # fmt: skip
+
+        return build
+
+    def papers_page(status: str, cursor: str) -> Build:
+        def build(tags: set[str]) -> str:
+            tags.add(AGGREGATE)
+            rows = data.paper_rows(status)
+            shown = keyset_page("papers", data.paper_keys(status), cursor or None, PAGE_SIZE)
+            return renderer.render(
+                "papers.html", url, static=False, rows=rows[shown.start : shown.end],
+                total=len(rows), status=status, query="", first=shown.start + 1,
+                next_url=shown.next and url("papers", status=status, cursor=shown.next),
+                prev_url=shown.prev and url("papers", status=status, cursor=shown.prev),
+            )  # fmt: skip
+
+        return build
+
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def home() -> HTMLResponse:
-        def build() -> str:
-            home_data = board_data.home_data(ctx)
-            return renderer.render("home.html", url, static=False, data=home_data,
-                                   charts=home_charts(home_data))  # fmt: skip
-
-        return await html("home", build)
+        return await html("home", home_page)
 
     @app.get("/papers", response_class=HTMLResponse, include_in_schema=False)
     async def papers(
-        status: str = "all", q: str = "", page: Annotated[int, Query(le=100_000)] = 1
+        status: str = "all",
+        q: str = "",
+        page: Annotated[int, Query(le=100_000)] = 1,
+        cursor: Annotated[str, Query(max_length=MAX_CURSOR_CHARS)] = "",
     ) -> HTMLResponse:
-        def build() -> str:
-            rows = board_data.paper_rows(ctx, status=status, query=q)
+        def search(tags: set[str]) -> str:  # bounded (500 hits), in relevance order: numbered
+            rows = board_data.paper_rows(ctx, status=status, query=q, outcomes=data.outcomes(),
+                                         pending=data.pending())  # fmt: skip
             shown, pages = page_slice(rows, page)
             return renderer.render(
                 "papers.html", url, static=False, rows=shown, total=len(rows), status=status,
                 query=q, page=min(max(page, 1), pages), pages=pages,
             )  # fmt: skip
 
+        if status not in board_data.PAPER_FILTERS:
+            raise NotFoundError(f"unknown filter {status!r}; use one of "
+                                f"{', '.join(board_data.PAPER_FILTERS)}")  # fmt: skip
         if search_terms(q):  # a search is bounded, not cached: unique queries would fill the cache
-            return HTMLResponse(await run_in_threadpool(build))
-        return await html(f"papers?{status}&{page}", build)
+            return HTMLResponse(await run_in_threadpool(search, set()))
+        return await html(f"papers?{status}&{cursor}", papers_page(status, cursor))
 
     @app.get("/papers/{venue_id:path}", response_class=HTMLResponse, include_in_schema=False)
     async def paper(venue_id: str) -> HTMLResponse:
-        def build() -> str:
-            return renderer.render("paper.html", url, static=False,
-                                   data=board_data.paper_data(ctx, venue_id),
-                                   responses=_responses(ctx, venue_id))  # fmt: skip
-
-        return await html(f"paper:{venue_id}", build)
+        return await html(f"paper:{venue_id}", paper_page(venue_id))
 
     @app.get("/logbooks/{logbook_id}", response_class=HTMLResponse, include_in_schema=False)
     async def logbook(logbook_id: RowId) -> HTMLResponse:
-        def build() -> str:
-            found = board_data.logbook_data(ctx, logbook_id)
-            return renderer.render("logbook.html", url, static=False, data=found,
-                                   jobs=_jobs_cited(ctx, logbook_id))  # fmt: skip
-
-        return await html(f"logbook:{logbook_id}", build)
+        return await html(f"logbook:{logbook_id}", logbook_page(logbook_id))
 
     @app.get("/logbooks/{logbook_id}/content", include_in_schema=False)
     async def logbook_content(logbook_id: RowId) -> HTMLResponse:
-        def build() -> str:
-            record, handle = board_data.logbook_record(ctx, logbook_id)
-            return render_logbook(record, file_url=_web_file_url, participant=handle)
-
-        response = await html(f"content:{logbook_id}", build)
+        response = await html(f"content:{logbook_id}", content_page(logbook_id))
         response.headers["Content-Security-Policy"] = LOGBOOK_CSP + "; frame-ancestors 'self'"
         return response
 
@@ -187,23 +261,18 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
 
     @app.get("/participants/{handle}", response_class=HTMLResponse, include_in_schema=False)
     async def participant(handle: str) -> HTMLResponse:
-        def build() -> str:
-            found = board_data.participant_data(ctx, handle)
-            return renderer.render("participant.html", url, static=False, data=found)
-
-        return await html(f"participant:{handle}", build)
+        return await html(f"participant:{handle}", participant_page(handle))
 
     @app.get("/leaderboard", response_class=HTMLResponse, include_in_schema=False)
-    async def leaderboard() -> HTMLResponse:
-        def build() -> str:
-            credit = compute_stats(ctx, public=True).credit
-            return renderer.render("leaderboard.html", url, static=False, credit=credit)
-
-        return await html("leaderboard", build)
+    async def leaderboard(
+        cursor: Annotated[str, Query(max_length=MAX_CURSOR_CHARS)] = "",
+    ) -> HTMLResponse:
+        return await html(f"leaderboard?{cursor}", leaderboard_page(cursor))
 
     @app.get("/recheck", response_class=HTMLResponse, include_in_schema=False)
     async def recheck(status: str = "", reason: str = "") -> HTMLResponse:
-        def build() -> str:
+        def build(tags: set[str]) -> str:
+            tags.add(AGGREGATE)
             entries = board_data.recheck_entries(ctx, status or None, reason or None)
             return renderer.render("recheck.html", url, static=False, entries=entries,
                                    status=status, reason=reason, statuses=STATUSES,
@@ -211,9 +280,41 @@ def create_app(ctx: ChallengeContext, *, cache_seconds: float = 1.0) -> FastAPI:
 
         return await html(f"recheck?{status}&{reason}", build)
 
+    if warm:  # every page built ahead, in the background: lists first, then one by one
+        with ctx.store.session() as session:
+            venue_ids = list(
+                session.scalars(
+                    select(Paper.venue_id)
+                    .where(Paper.challenge_id == ctx.challenge_id)
+                    .order_by(Paper.venue_id)
+                )
+            )
+            book_ids = list(
+                session.scalars(
+                    select(Logbook.id)
+                    .join(Paper)
+                    .where(Paper.challenge_id == ctx.challenge_id)
+                    .order_by(Logbook.id)
+                )
+            )
+            handles = list(
+                session.scalars(
+                    select(Participant.handle)
+                    .where(Participant.challenge_id == ctx.challenge_id)
+                    .order_by(Participant.handle)
+                )
+            )
+        cache.warm([("home", home_page), ("leaderboard?", leaderboard_page(""))])
+        cache.warm((f"papers?{s}&", papers_page(s, "")) for s in board_data.PAPER_FILTERS)
+        cache.warm((f"paper:{v}", paper_page(v)) for v in venue_ids)
+        cache.warm((f"logbook:{i}", logbook_page(i)) for i in book_ids)
+        cache.warm((f"participant:{h}", participant_page(h)) for h in handles)
+        cache.warm((f"content:{i}", content_page(i)) for i in book_ids)
+
     @app.get("/healthz", include_in_schema=False)
-    def healthz() -> dict[str, str]:
-        return {"status": "ok", "version": __version__}
+    def healthz() -> dict[str, Any]:
+        """Up, and how many pages are still waiting to be built ahead (``building``)."""
+        return {"status": "ok", "version": __version__, "building": cache.pending()}
 
     @app.get("/favicon.ico", include_in_schema=False)
     def favicon() -> Response:
@@ -258,6 +359,15 @@ def _responses(ctx: ChallengeContext, venue_id: str) -> list[Any]:
     """Author responses on a paper."""
     paper_id = board_data.paper_row_id(ctx, venue_id)
     return list(author_responses(ctx, paper_ids=[paper_id]))
+
+
+def _logbook_tags(ctx: ChallengeContext, logbook_id: int) -> set[str]:
+    """The cache tags of a logbook's page: its paper and its participant."""
+    with ctx.store.session() as session:
+        row = session.execute(
+            select(Logbook.paper_id, Logbook.participant_id).where(Logbook.id == logbook_id)
+        ).one()
+    return {paper_tag(row[0]), participant_tag(row[1])}
 
 
 def _jobs_cited(ctx: ChallengeContext, logbook_id: int) -> list[dict[str, Any]]:

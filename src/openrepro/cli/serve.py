@@ -28,6 +28,9 @@ def serve(
     workers: int = typer.Option(
         1, min=1, max=64, help="Worker processes (each with its own page cache and connections)."
     ),
+    warm: bool = typer.Option(
+        True, help="Build every page ahead in the background, so none waits for a first render."
+    ),
 ) -> None:
     """Serve the board (home, papers, paper, logbook, participant, leaderboard) and the JSON API
     (docs at /api/docs). For several workers behind a proxy, see docs/deploy.md."""
@@ -45,7 +48,7 @@ def serve(
                     h11_max_incomplete_event_size=MAX_HEADER_BYTES,
                     limit_concurrency=MAX_CONNECTIONS)  # fmt: skip
         return
-    app = create_app(challenge, cache_seconds=cache_seconds)
+    app = create_app(challenge, cache_seconds=cache_seconds, warm=warm)
     uvicorn.run(app, host=host, port=port, log_level="warning", timeout_keep_alive=KEEP_ALIVE_S,
                 h11_max_incomplete_event_size=MAX_HEADER_BYTES,
                 limit_concurrency=MAX_CONNECTIONS)  # fmt: skip

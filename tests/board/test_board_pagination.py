@@ -1,0 +1,151 @@
+"""Keyset pagination of the board's lists: /papers, /api/v1/papers and /leaderboard follow
+opaque cursors that stay valid when rows are inserted before them; a bad cursor is a 400."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+from outcome_store import build_outcome_store
+
+from openrepro.board import create_app
+from openrepro.board.cursor import anchored_page, decode_cursor, encode_cursor, keyset_page
+from openrepro.challenge import ChallengeContext
+from openrepro.errors import ConfigError
+from openrepro.papers.records import PaperRecord
+from openrepro.papers.service import import_papers
+
+ROWS = re.compile(r'<span class="muted">([^<]+)</span></td>')
+NEXT = re.compile(r'href="([^"]+)" rel="next"')
+PREV = re.compile(r'href="([^"]+)" rel="prev"')
+
+
+def _add_papers(ctx: ChallengeContext, ids: list[str]) -> None:
+    records = [PaperRecord(venue_id=v, title=f"Paper {v}") for v in ids]
+    import_papers(ctx.store, ctx.challenge_id, records, source="test")
+
+
+def _api_walk(board: TestClient, limit: int, **params: str) -> list[list[str]]:
+    pages, cursor = [], ""
+    while True:
+        reply = board.get("/api/v1/papers", params={"limit": limit, "cursor": cursor, **params})
+        assert reply.status_code == 200, reply.text
+        body = reply.json()
+        pages.append([p["venue_id"] for p in body["papers"]])
+        if body["next"] is None:
+            return pages
+        cursor = body["next"]
+
+
+@pytest.fixture
+def board(challenge: ChallengeContext) -> TestClient:
+    build_outcome_store(challenge)
+    return TestClient(create_app(challenge, cache_seconds=0.05, aggregate_seconds=0))
+
+
+def test_api_cursors_walk_every_paper_once(board: TestClient) -> None:
+    pages = _api_walk(board, 3)
+    flat = [v for page in pages for v in page]
+    assert flat == sorted(flat) and len(flat) == len(set(flat)) == 10
+    assert [len(p) for p in pages] == [3, 3, 3, 1]  # the last page says so: next is null
+    assert _api_walk(board, 2, status="needs-recheck") == [
+        ["P3-mixed", "P4-allfalse"],
+        ["P5-contested"],
+    ]
+
+
+def test_api_cursor_survives_inserts_before_it(
+    board: TestClient, challenge: ChallengeContext
+) -> None:
+    first = board.get("/api/v1/papers", params={"limit": 4}).json()
+    assert [p["venue_id"] for p in first["papers"]] == ["P1-full", "P10-override", "P2-partial",
+                                                        "P3-mixed"]  # fmt: skip
+    _add_papers(challenge, ["A0-before", "A1-before", "P2-zz-before", "P35-after"])
+    import time
+
+    time.sleep(0.2)
+    following = board.get("/api/v1/papers", params={"limit": 4, "cursor": first["next"]}).json()
+    # the rows after P3-mixed, the new one after it included, none of the new ones before it
+    assert [p["venue_id"] for p in following["papers"]] == ["P35-after", "P4-allfalse",
+                                                            "P5-contested", "P6-toy"]  # fmt: skip
+    assert following["total"] == 14 and following["offset"] == 7
+
+
+def test_bad_cursors_are_clear_400s(board: TestClient) -> None:
+    leaderboard_cursor = encode_cursor("leaderboard", ["alice"])
+    for bad in ("zzz", "!!!", encode_cursor("papers", [])[:-2] + "@@", leaderboard_cursor):
+        reply = board.get("/api/v1/papers", params={"cursor": bad})
+        assert reply.status_code == 400, bad
+        error = reply.json()["error"]
+        assert error["type"] == "ConfigError" and "cursor" in error["message"]
+    page = board.get("/papers", params={"cursor": "zzz"})
+    assert page.status_code == 400 and "cursor" in page.text
+    assert board.get("/leaderboard", params={"cursor": encode_cursor("leaderboard", ["nobody"])}
+                     ).status_code == 400  # fmt: skip
+    assert board.get("/api/v1/papers", params={"cursor": "x" * 2001}).status_code == 422
+
+
+def test_html_paper_list_pages_by_cursor(board: TestClient, challenge: ChallengeContext) -> None:
+    _add_papers(challenge, [f"Q{i:04d}" for i in range(450)])
+    import time
+
+    time.sleep(0.2)
+    seen: list[list[str]] = []
+    path: str | None = "/papers"
+    pages: list[str] = []
+    while path:
+        html = board.get(path).text
+        pages.append(html)
+        seen.append(ROWS.findall(html))
+        found = NEXT.search(html)
+        path = found[1].replace("&amp;", "&") if found else None
+    assert [len(s) for s in seen] == [200, 200, 60]
+    flat = [v for s in seen for v in s]
+    assert len(set(flat)) == 460 and flat == sorted(flat)
+    assert '<span id="range">201–400</span>' in pages[1]
+    back = PREV.search(pages[1])
+    assert back and ROWS.findall(board.get(back[1].replace("&amp;", "&")).text) == seen[0]
+    assert not PREV.search(pages[0]) and not NEXT.search(pages[2])
+    # a filter keeps its cursor pages to itself
+    attempted = board.get("/papers?status=attempted").text
+    assert not NEXT.search(attempted) and len(ROWS.findall(attempted)) == 9
+
+
+def test_leaderboard_pages_by_cursor(
+    challenge: ChallengeContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build_outcome_store(challenge)
+    monkeypatch.setattr("openrepro.board.web.PAGE_SIZE", 2)
+    board = TestClient(create_app(challenge, cache_seconds=0.05))
+    path: str | None = "/leaderboard"
+    ranks: list[list[str]] = []
+    handles: list[str] = []
+    while path:
+        html = board.get(path).text
+        ranks.append(re.findall(r'<tr><td class="num">(\d+)</td>', html))
+        handles += re.findall(r'href="/participants/([^"]+)"', html)
+        found = NEXT.search(html)
+        path = found[1].replace("&amp;", "&") if found else None
+    assert ranks == [["1", "2"], ["3", "4"], ["5"]]
+    assert len(handles) == len(set(handles)) == 5
+
+
+def test_cursor_helpers() -> None:
+    keys = [(f"p{i:02d}",) for i in range(10)]
+    page = keyset_page("papers", keys, None, 4)
+    assert (page.start, page.end, page.prev) == (0, 4, None)
+    after = keyset_page("papers", keys, page.next, 4)
+    assert (after.start, after.end) == (4, 8)
+    before = keyset_page("papers", keys, after.prev, 4)
+    assert (before.start, before.end) == (0, 4)
+    last = keyset_page("papers", keys, after.next, 4)
+    assert (last.start, last.end, last.next) == (8, 10, None)
+    assert decode_cursor("papers", page.next or "") == (("p03",), "after")
+    with pytest.raises(ConfigError, match="bad cursor"):
+        keyset_page("papers", keys, encode_cursor("papers", [3]), 4)  # a key of another type
+    with pytest.raises(ConfigError, match="bad cursor"):
+        decode_cursor("papers", encode_cursor("papers", [True]))
+    ranked = [("c",), ("a",), ("b",)]
+    index = {k: i for i, k in enumerate(ranked)}
+    assert anchored_page("lb", ranked, index, encode_cursor("lb", ["a"]), 5).start == 2
