@@ -32,7 +32,6 @@ import platform
 import random
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -47,6 +46,7 @@ from sqlalchemy import func, select
 from openrepro.challenge import init_challenge, open_challenge
 from openrepro.store import Claim, Logbook, Verdict
 from outcomes_scale import free_port, generate
+from outcomes_scale import load as drive_python
 
 HERE = Path(__file__).resolve()
 WRK_SCRIPT = """
@@ -151,42 +151,6 @@ class Server:
         except subprocess.TimeoutExpired:
             self.proc.kill()
         self.log.close()
-
-
-async def drive_python(
-    base: str, paths: list[str], clients: int, seconds: float, warm: bool
-) -> dict[str, float]:
-    """``clients`` connections, each requesting the next of ``paths`` as soon as its previous
-    answer came (``warm``: every path requested once first, as a running board would be)."""
-    import httpx
-
-    latencies: list[float] = []
-    errors = 0
-    deadline = 0.0
-
-    async def client(i: int, http: httpx.AsyncClient) -> None:
-        nonlocal errors
-        n = i
-        while time.perf_counter() < deadline:
-            path = paths[n % len(paths)]
-            n += clients
-            t = time.perf_counter()
-            r = await http.get(base + path)
-            latencies.append(time.perf_counter() - t)
-            errors += r.status_code != 200
-
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    async with httpx.AsyncClient(limits=limits, timeout=30) as http:
-        if warm:
-            for path in paths:
-                await http.get(base + path)
-        started = time.perf_counter()
-        deadline = started + seconds
-        await asyncio.gather(*(client(i, http) for i in range(clients)))
-        elapsed = time.perf_counter() - started
-    q = statistics.quantiles(latencies, n=100)
-    return {"requests": len(latencies), "errors": errors, "rps": len(latencies) / elapsed,
-            "p50_ms": q[49] * 1000, "p95_ms": q[94] * 1000, "p99_ms": q[98] * 1000}  # fmt: skip
 
 
 def follow(base: str, first: str, pages: int, api: bool = False) -> list[str]:

@@ -186,7 +186,11 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-async def load(base: str, paths: list[str], clients: int, seconds: float) -> dict[str, float]:
+async def load(
+    base: str, paths: list[str], clients: int, seconds: float, warm: bool = True
+) -> dict[str, float]:
+    """``clients`` connections, each requesting the next of ``paths`` as soon as its previous
+    answer came (``warm``: every path requested once first, as a running board would be)."""
     import httpx
 
     latencies: list[float] = []
@@ -206,8 +210,9 @@ async def load(base: str, paths: list[str], clients: int, seconds: float) -> dic
 
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     async with httpx.AsyncClient(limits=limits, timeout=30) as http:
-        for path in paths:  # warm the page cache once, as a running board would be
-            await http.get(base + path)
+        if warm:
+            for path in paths:
+                await http.get(base + path)
         started = time.perf_counter()
         deadline = started + seconds
         await asyncio.gather(*(client(i, http) for i in range(clients)))
