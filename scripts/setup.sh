@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Create (or update) the project's virtual environment in .venv.
 #
-#   bash scripts/setup.sh demo   openrepro, its runtime dependencies and the embedded model: what
-#                                `openrepro demo` runs (scripts/demo.sh)
+#   bash scripts/setup.sh demo   openrepro, its runtime dependencies, the embedded model and
+#                                Playwright (the `review` extra): what `openrepro demo` runs
+#                                (scripts/demo.sh)
 #   bash scripts/setup.sh [test] the same plus the `dev` and `ray` extras: linters, type checker,
 #                                pytest and what the tests drive (scripts/test.sh; the default)
 #
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.."
 
 MODE=${1:-test}
 case "$MODE" in
-  demo) extras="" ;;
+  demo) extras="[review]" ;;  # review: the demo's scripted reviewer drives Chromium
   test) extras="[dev,ray]" ;;  # ray: the --engine ray tests
   *) echo "usage: bash scripts/setup.sh [demo|test]" >&2; exit 2 ;;
 esac
