@@ -201,7 +201,8 @@ def test_every_relation_of_the_scenario_is_decided_by_its_check(scenario: DemoRe
     assert every.rule == "K:U2" and "finite_horizon" in every.flags
     # reduced scale turns the bound's verdict into toy; the failed run binds nothing
     assert judged["cai", "demo-knn"].rule == "K:C1"
-    assert judged["cai", "demo-paging"].rule == "R3" and not judged["cai", "demo-paging"].check
+    assert judged["cai", "demo-paging"].rule == "R1" and not judged["cai", "demo-paging"].check
+    assert "run_failed" in judged["cai", "demo-paging"].flags
 
 
 def test_final_screen(

@@ -73,7 +73,7 @@ CASES: tuple[Case, ...] = (
                 ("--buggy",),
                 "inconclusive",
                 "failed run: an eviction bug crashes at k = 16 (nothing counts)",
-                rule="R3",
+                rule="R1",
             ),
         ),
         quick=True,

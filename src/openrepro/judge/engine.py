@@ -166,8 +166,12 @@ def _finish(
     found = [m for m in found if m.metric == metric]  # seeds of one metric, never a mixture
     reported = _reported_for(claim, metric)
     if reported is None:
-        decision = decide(compare([], ReportedValue(value=0, text="")))
-        decision.rationale = "the claim reports no value to compare with"
+        # nothing to compare with; when nothing usable was measured either, the reason is the
+        # measurements' (a failed run: R1, outside any run: R2), not the missing number (R3)
+        usable = [m for m in found if m.within_run and m.run_ok and m.level != "testimony"]
+        decision = decide(compare([] if usable else found, ReportedValue(value=0, text="")))
+        if decision.rule == "R3":
+            decision.rationale = "the claim reports no value to compare with"
     else:
         tolerance = reported.rel_tol if reported.rel_tol is not None else rel_tol
         comparison = compare(found, reported, rel_tol=tolerance)
