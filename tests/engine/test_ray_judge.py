@@ -46,7 +46,9 @@ def _bundle(root: Path, j: int) -> Path:
         key = f"claims/p1/C{i + 1}/accuracy"
         mode = (i + j) % 5
         if j < 3 and i < 2:  # not logged as instructed: the judge asks the LLM
-            log.append(f"B{i + 1} accuracy {value}")
+            # the logbook's name makes each prompt its own (identical prompts are answered
+            # once, from the LLM cache)
+            log.append(f"B{i + 1} accuracy {value} (logbook u{j:02d})")
         elif mode == 0:
             metrics.append({"run": "ok", "key": key, "step": 0, "value": value + 0.1})
         elif mode == 1:
