@@ -22,6 +22,7 @@ from huggingface_hub import constants
 
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import LogbookError
+from openrepro.logbooks.service import load_logbook
 from openrepro.logbooks.space import download_space, parse_space_ref, read_space_logbook
 from openrepro.logbooks.submit import submit_logbook
 from openrepro.papers import PaperRecord, import_papers
@@ -201,6 +202,26 @@ def test_submit_a_space(
     assert (again.status, again.logbook_id) == ("unchanged", report.logbook_id)
     with pytest.raises(LogbookError, match="no such file or folder"):
         submit_logbook(challenge, SPACE, handle="ada")  # a bare owner/name is a local path
+
+
+def test_a_spaces_evidence_map_is_downloaded_and_kept(
+    challenge: ChallengeContext, built: tuple[Path, Path], tmp_path: Path, hub: FakeHub
+) -> None:
+    import_papers(challenge.store, challenge.challenge_id,
+                  [PaperRecord(venue_id="p1", title="P", abstract="a")], source="t")  # fmt: skip
+    files = _published(built, tmp_path, export=True)
+    entry = {"accuracy": {"metric": "claims/p1/C1/accuracy"}}
+    files["evidence_map.json"] = json.dumps({"format": 1, "claims": {"p1/C1": entry}}).encode()
+    hub.add_repo("space", SPACE, files, sdk="static")
+    report = submit_logbook(challenge, f"space:{SPACE}", handle="ada")
+    with challenge.store.session() as session:
+        record = load_logbook(session, challenge.challenge_id, report.logbook_id)
+    assert record.evidence_map is not None and "p1/C1" in record.evidence_map.claims
+    assert "evidence_map.json" in {f.path for f in record.files}
+    files["evidence_map.json"] = b'{"format": 7}'  # a malformed map refuses the submission
+    hub.add_repo("space", "ada/other", files, sdk="static")
+    with pytest.raises(LogbookError, match=r"evidence_map\.json"):
+        submit_logbook(challenge, "space:ada/other", handle="bob")
 
 
 def test_submit_a_schema_1_space_linked_by_its_tag(

@@ -39,7 +39,7 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
 from openrepro.errors import LogbookError
-from openrepro.logbooks.manifest import page_tree
+from openrepro.logbooks.manifest import EVIDENCE_MAP_FILE, page_tree
 from openrepro.logbooks.records import Cell, LogbookRecord, Metric, Run
 from openrepro.logbooks.trackio_reader import (
     MANIFEST,
@@ -62,7 +62,8 @@ __all__ = [
     "space_url",
 ]
 
-ALLOW_PATTERNS = [MANIFEST, "pages/*.md", "metrics.parquet", "runs.json"]
+#: the participant's evidence map sits at the Space's root, as at a local logbook's
+ALLOW_PATTERNS = [MANIFEST, "pages/*.md", "metrics.parquet", "runs.json", EVIDENCE_MAP_FILE]
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 DEFAULT_MAX_FILES = 5000
 _PREFIXES = ("space:", "hf:")
