@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cases import _call, ensure_paper
+from test_judge_bindings import WRITE_CSV  # the run that writes the produced CSV
 
 from openrepro.challenge import ChallengeContext
 from openrepro.evidence.records import Verdict
@@ -31,21 +32,6 @@ from openrepro.logbooks.submit import submit_logbook
 from openrepro.workspace import pull_paper
 
 __all__ = ["MAP_CASES", "MapCase", "build_map_cases"]
-
-# argv: rows "label:v1,v2;label:v3" (a CSV row per value), the output path
-WRITE_CSV = """
-import csv, os, sys
-path = sys.argv[2]
-os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-with open(path, "w", newline="") as handle:
-    out = csv.writer(handle)
-    out.writerow(["method", "seed", "accuracy"])
-    for part in sys.argv[1].split(";"):
-        label, values = part.split(":")
-        for seed, value in enumerate(values.split(",")):
-            out.writerow([label, seed, value])
-print("wrote", path)
-"""
 
 
 @dataclass(frozen=True)

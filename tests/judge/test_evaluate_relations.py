@@ -8,25 +8,17 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
 
 import pytest
 from cases_relations import CASES, CLAIMS, DRAFTED, PAPER, build_relations_set
-from test_evaluate import run  # the CLI as a subprocess
+from test_evaluate import Judged, run  # the judged set's record; the CLI as a subprocess
 
-from openrepro.challenge import ChallengeContext, init_challenge
+from openrepro.challenge import init_challenge
 from openrepro.claims.checks import Relation, draft_check
-from openrepro.judge.evaluate import EvalReport, Label, evaluate, render_table
-from openrepro.judge.service import JudgeReport, judge_logbooks
+from openrepro.judge.evaluate import EvalReport, evaluate, render_table
+from openrepro.judge.service import judge_logbooks
 
 TARGET_MACRO_F1 = 0.95
-
-
-class Judged(NamedTuple):
-    ctx: ChallengeContext
-    folder: Path
-    labels: list[Label]
-    report: JudgeReport
 
 
 @pytest.fixture(scope="module")
