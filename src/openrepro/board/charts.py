@@ -24,6 +24,18 @@ COLOURS = {
 _DEFAULT = "#1565c0"
 
 
+def _svg_head(width: int, height: int, title: str, words: list[str] | None = None) -> list[str]:
+    """The opening of a chart: the ``svg`` element and its title; with ``words``, a check
+    chart, whose numbers are also told in a ``desc`` (its text alternative)."""
+    css = "chart" if words is None else "chart check-chart"
+    desc = "" if words is None else f"<desc>{escape('; '.join(words))}</desc>"
+    return [
+        f'<svg xmlns="http://www.w3.org/2000/svg" role="img" class="{css}" width="{width}" '
+        f'height="{height}" viewBox="0 0 {width} {height}">',
+        f"<title>{escape(title)}</title>{desc}",
+    ]
+
+
 def bar_chart(
     items: Sequence[tuple[str, float]], *, title: str, unit: str = "", width: int = 640
 ) -> str:
@@ -32,9 +44,7 @@ def bar_chart(
     height = 34 + len(items) * (bar + gap)
     top = max((v for _, v in items), default=0) or 1
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" role="img" class="chart" width="{width}" '
-        f'height="{height}" viewBox="0 0 {width} {height}">',
-        f"<title>{escape(title)}</title>",
+        *_svg_head(width, height, title),
         f'<text x="0" y="18" font-weight="bold" font-size="14">{escape(title)}</text>',
     ]
     for i, (label, value) in enumerate(items):
@@ -66,9 +76,7 @@ def stacked_timeline(
     total = max((sum(c.get(k, 0) for k in keys) for _, c in days), default=0) or 1
     col = plot_w / max(len(days), 1)
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" role="img" class="chart" width="{width}" '
-        f'height="{height}" viewBox="0 0 {width} {height}">',
-        f"<title>{escape(title)}</title>",
+        *_svg_head(width, height, title),
         f'<text x="0" y="18" font-weight="bold" font-size="14">{escape(title)}</text>',
         f'<text x="0" y="{top_pad + 10}" font-size="11">{total}</text>',
         f'<line x1="{left}" y1="{top_pad + plot_h}" x2="{width - 10}" y2="{top_pad + plot_h}" '
@@ -153,9 +161,7 @@ def seeds_chart(
     if interval is not None:
         words.append(f"interval used: [{interval[0]:.4g}, {interval[1]:.4g}]")
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" role="img" class="chart check-chart" '
-        f'width="{width}" height="{height}" viewBox="0 0 {width} {height}">',
-        f"<title>{escape(title)}</title><desc>{escape('; '.join(words))}</desc>",
+        *_svg_head(width, height, title, words),
     ]
     if region is not None and (region_lo is not None or region_hi is not None):
         x0 = sx(region_lo) if region_lo is not None else left
@@ -246,9 +252,7 @@ def sweep_chart(
     if reference is not None:
         words.append(f"{reference_label}: {reference:.4g}")
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" role="img" class="chart check-chart" '
-        f'width="{width}" height="{height}" viewBox="0 0 {width} {height}">',
-        f"<title>{escape(title)}</title><desc>{escape('; '.join(words))}</desc>",
+        *_svg_head(width, height, title, words),
         f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="#fafafa" '
         'stroke="#ccc"/>',
         f'<text x="{left - 4}" y="{top + 10}" font-size="11" text-anchor="end">{y1:.4g}</text>'
