@@ -21,7 +21,7 @@ __all__ = ["make_app"]
 
 def make_app() -> FastAPI:
     """A board app for the challenge of ``OPENREPRO_HOME`` (or the current folder)."""
-    return create_app(open_challenge(migrate=False), warm=True)
+    return create_app(open_challenge(migrate=False), warm=True, settle_heap=True)
 
 
 def __getattr__(name: str) -> FastAPI:

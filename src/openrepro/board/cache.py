@@ -14,8 +14,9 @@ it moved, :func:`changed_since` reads which papers and participants the new rows
 - a change that cannot be narrowed (rows deleted, the challenge frozen) drops everything.
 
 A value is built once however many requests ask for it at the same time (the others wait for
-that build). ``warm`` queues values to be built ahead by the background worker, so pages nobody
-asked for yet are ready when someone does.
+that build). ``warm`` queues values to be built ahead one by one by the background worker, and
+``fill`` stores values built ahead in bulk (every page of the board from one read of the store),
+so pages nobody asked for yet are ready when someone does.
 """
 
 from __future__ import annotations
@@ -266,8 +267,10 @@ class PageCache:
         seconds: float = 1.0,
         size: int = 50_000,
         aggregate_seconds: float = 5.0,
+        on_idle: Callable[[], None] | None = None,
     ) -> None:
         self.ctx, self.seconds, self.size = ctx, seconds, size
+        self.on_idle = on_idle  # called by the background worker each time its queue empties
         self.aggregate_seconds = aggregate_seconds
         self._lock = threading.Lock()
         self._checking = threading.Lock()
@@ -283,7 +286,9 @@ class PageCache:
         self._wake = threading.Condition(self._lock)
         self._worker: threading.Thread | None = None
         self._closed = False
-        self.warmed = 0  # values built ahead by the background worker
+        self._fills: list[_Flight] = []  # bulk builds under way (see fill)
+        self._fill_left = 0
+        self.warmed = 0  # values built ahead (by the background worker or a fill)
 
     # -- freshness ---------------------------------------------------------------------------
 
@@ -318,7 +323,7 @@ class PageCache:
         if not change.moved:
             return
         touched = change.tags()
-        for flight in self._building.values():
+        for flight in [*self._building.values(), *self._fills]:
             flight.everything |= change.everything
             flight.touched |= touched
             flight.moved = True
@@ -423,10 +428,53 @@ class PageCache:
                 if key not in self._pages:
                     self._enqueue(1, key, build)
 
-    def pending(self) -> int:
-        """Values waiting in the background queue."""
+    def fill(self, produce: Iterable[tuple[str, Build, set[str], Any]], total: int = 0) -> int:
+        """Store many values built in one pass, in the calling thread: ``produce`` yields each
+        key, the build that makes it again alone (kept for refreshes), its tags and its value,
+        typically from one bulk read of the store (:class:`~openrepro.board.snapshot.Snapshot`)
+        instead of a few queries per value. ``total`` (how many it will yield) is counted in
+        :meth:`pending` until the fill ends. Returns how many values were stored.
+
+        A value is not stored when the key is cached already, or when a change the cache saw
+        since the fill began touches its tags (that key is queued to be built again alone
+        instead); a change seen later drops it like any other. Nothing is stored past ``size``
+        (values built ahead never evict values that readers asked for)."""
+        if self.seconds <= 0:
+            return 0
+        flight = _Flight()
         with self._lock:
-            return len(self._queue)
+            self._fills.append(flight)
+            self._fill_left += total
+        started, stored = time.monotonic(), 0
+        try:
+            self.check()  # changes from here on are seen by this fill (and nothing missed before)
+            for key, build, tags, value in produce:
+                with self._lock:
+                    self._fill_left = max(0, self._fill_left - 1)
+                    if self._closed:
+                        break
+                    if flight.everything or flight.touched & tags:
+                        self._enqueue(0, key, build)
+                    elif key not in self._pages and len(self._pages) < self.size:
+                        stale = flight.moved and AGGREGATE in tags
+                        self._pages[key] = _Entry(value, frozenset(tags), build, started, stale)
+                        stored += 1
+                if self._due():
+                    self.check()
+                time.sleep(0)  # let request threads in between pages
+        finally:
+            with self._lock:
+                self._fills.remove(flight)
+                self._fill_left = 0 if not self._fills else self._fill_left
+                self.warmed += stored
+        if self.on_idle is not None:
+            self.on_idle()
+        return stored
+
+    def pending(self) -> int:
+        """Values waiting to be built ahead: the background queue and fills under way."""
+        with self._lock:
+            return len(self._queue) + self._fill_left
 
     def _enqueue(self, priority: int, key: str, build: Build) -> None:
         """Queue a build (the lock is held)."""
@@ -441,6 +489,10 @@ class PageCache:
 
     def _work(self) -> None:
         while True:
+            with self._lock:
+                idle = not self._queue
+            if idle and self.on_idle is not None:
+                self.on_idle()
             with self._lock:
                 while not self._queue and not self._closed:
                     self._wake.wait()
@@ -461,8 +513,12 @@ class PageCache:
                 self.warmed += 1
                 time.sleep(0)  # let request threads in between pages built ahead
 
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
     def close(self) -> None:
-        """Stop the background worker."""
+        """Stop the background worker (and any fill, at its next value)."""
         with self._lock:
             self._closed = True
             self._queue.clear()

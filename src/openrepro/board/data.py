@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import date, datetime
 from typing import Any
 
@@ -35,7 +35,7 @@ from openrepro.outcomes import (
 from openrepro.outcomes.current import current_verdicts_query
 from openrepro.papers.records import PaperDetail
 from openrepro.papers.service import get_paper, search_papers
-from openrepro.recheck import flagged_verdicts, latest_decisions, recheck_queue
+from openrepro.recheck import recheck_queue
 from openrepro.store import Logbook, Paper, Participant
 
 __all__ = [
@@ -57,6 +57,7 @@ __all__ = [
     "participant_data",
     "pending_recheck",
     "recheck_entries",
+    "unsettled_papers",
     "verdict_cells",
 ]
 
@@ -237,25 +238,15 @@ def _row(o: PaperOutcome, pending: set[str] | None = None) -> PaperRow:
 
 
 def pending_recheck(ctx: ChallengeContext) -> set[str]:
-    """Papers with a claim the re-check queue holds for its consensus (falsified, contested) or
-    its verdicts' flags, which no organizer has settled (confirmed or rejected) yet.
+    """Papers with a claim on the re-check queue (:func:`~openrepro.recheck.recheck_queue`, as
+    readers see it) that no organizer has settled (confirmed or rejected) yet: the queue's own
+    answer, read from its derived tables, so the paper lists and the queue page agree."""
+    return unsettled_papers(recheck_entries(ctx))
 
-    Computed in two queries, cheap enough for the paper list under load; claims queued only for
-    their logbooks' prose (which needs every logbook read) show on the queue page."""
-    rows = claim_consensus(ctx, public=True)
-    paper_of = {r.claim_id: r.paper for r in rows}
-    queued = {r.claim_id for r in rows if r.consensus in ("falsified", "contested")}
-    with ctx.store.session() as session:
-        queued |= {row[0] for row in flagged_verdicts(session, ctx, public=True)}
-        settled = {
-            claim_id: row.decision
-            for claim_id, row in latest_decisions(session, ctx.challenge_id).items()
-        }
-    return {
-        paper_of[c]
-        for c in queued
-        if c in paper_of and settled.get(c) not in ("confirmed", "rejected")
-    }
+
+def unsettled_papers(entries: Iterable[Any]) -> set[str]:
+    """The papers of re-check queue ``entries`` that no organizer has settled yet."""
+    return {e.paper for e in entries if e.status in OPEN_RECHECK}
 
 
 def _matches(o: PaperOutcome, key: str, pending: set[str] | None = None) -> bool:

@@ -16,14 +16,12 @@ import hashlib
 import json
 import shutil
 import time
-from collections import defaultdict
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pydantic import BaseModel
-from sqlalchemy import func, select
 
 from openrepro import __version__
 from openrepro.board import data as board_data
@@ -36,32 +34,19 @@ from openrepro.board.pages import (
     page_slice,
     slug,
 )
+from openrepro.board.snapshot import Snapshot
 from openrepro.challenge import ChallengeContext
-from openrepro.claims.records import ClaimView
-from openrepro.claims.service import key_order
-from openrepro.claims.values import Scale
-from openrepro.jobs import list_jobs
 from openrepro.logbooks.records import FileRef, LogbookRecord
 from openrepro.logbooks.render import IMAGE_EXTENSIONS, render_logbook
-from openrepro.logbooks.revisions import latest_logbook_ids
-from openrepro.logbooks.service import LogbookSummary, logbook_summary
 from openrepro.logbooks.submit import blob_path
-from openrepro.outcomes import (
-    author_responses,
-    claim_consensus,
-    compute_stats,
-    hidden_papers,
-    paper_outcomes,
-)
-from openrepro.papers.records import PaperDetail
+from openrepro.outcomes import hidden_papers
 from openrepro.recheck import STATUSES
-from openrepro.store import Claim, Logbook, Paper, Participant
 
 __all__ = ["SiteReport", "build_board_site", "site_state"]
 
 MANIFEST = ".openrepro-site.json"
 #: Bump when templates or the renderer change, so every page is rebuilt.
-SITE_VERSION = "board-site-1"
+SITE_VERSION = "board-site-2"
 
 
 class SiteReport(BaseModel):
@@ -102,81 +87,6 @@ class _Builder:
         # page cut short by a crash has no digest and is rendered again next time
         target.write_bytes(content)
         self.written += 1
-
-
-def _details(ctx: ChallengeContext) -> dict[str, PaperDetail]:
-    claims = (
-        select(Claim.paper_id, func.count(Claim.id).label("n"))
-        .where(Claim.status == "active")
-        .group_by(Claim.paper_id)
-        .subquery()
-    )
-    query = (
-        select(
-            Paper.venue_id, Paper.title, Paper.authors, Paper.status, Paper.track,
-            func.coalesce(claims.c.n, 0).label("claims"),
-            Paper.full_text.is_not(None).label("has_full_text"), Paper.abstract,
-            Paper.decision, Paper.site_url, Paper.pdf_url, Paper.arxiv_id, Paper.keywords,
-            Paper.source, Paper.licence,
-            func.coalesce(func.length(Paper.full_text), 0).label("full_text_chars"),
-            Paper.created_at, Paper.updated_at,
-        )
-        .outerjoin(claims, claims.c.paper_id == Paper.id)
-        .where(Paper.challenge_id == ctx.challenge_id)
-    )  # fmt: skip
-    with ctx.store.session() as session:
-        rows = session.execute(query).mappings().all()
-    return {r["venue_id"]: PaperDetail.model_validate(dict(r)) for r in rows}
-
-
-def _claims(ctx: ChallengeContext) -> dict[str, list[ClaimView]]:
-    """Active claims per paper, in key order, read in one query (no edit history)."""
-    query = (
-        select(
-            Claim.key,
-            Claim.text,
-            Claim.kind,
-            Claim.status,
-            Claim.origin,
-            Claim.created_at,
-            Paper.venue_id,
-        )
-        .join(Paper, Paper.id == Claim.paper_id)
-        .where(Paper.challenge_id == ctx.challenge_id, Claim.status == "active")
-        .order_by(Paper.venue_id, Claim.id)
-    )
-    out: dict[str, list[ClaimView]] = defaultdict(list)
-    with ctx.store.session() as session:
-        for key, text, kind, status, origin, created_at, venue_id in session.execute(query):
-            out[venue_id].append(
-                ClaimView.model_construct(
-                    id=f"{venue_id}/{key}", paper_id=venue_id, key=key, text=text, kind=kind,
-                    status=status, origin=origin, quotes=[], reported=[], scale=Scale(),
-                    provenance={}, created_at=created_at, edits=[],
-                )
-            )  # fmt: skip
-    for views in out.values():
-        views.sort(key=lambda v: key_order(v.key))
-    return out
-
-
-def _logbooks(ctx: ChallengeContext) -> tuple[list[LogbookSummary], dict[int, dict[str, Any]]]:
-    """Every logbook's summary and manifest, in id order, read in one query."""
-    query = (
-        select(Logbook, Paper.venue_id, Participant.handle)
-        .join(Paper, Paper.id == Logbook.paper_id)
-        .join(Participant, Participant.id == Logbook.participant_id)
-        .where(Paper.challenge_id == ctx.challenge_id)
-        .order_by(Logbook.id)
-    )
-    books: list[LogbookSummary] = []
-    manifests: dict[int, dict[str, Any]] = {}
-    with ctx.store.session() as session:
-        current = set(latest_logbook_ids(session, ctx.challenge_id))
-        for book, venue_id, handle in session.execute(query):
-            books.append(logbook_summary(book, venue_id, handle, current=book.id in current))
-            manifests[book.id] = book.manifest
-    return books, manifests
 
 
 def _dump(items: Iterable[BaseModel]) -> list[Any]:
@@ -237,44 +147,8 @@ def build_board_site(
             progress(label, n)
 
     # -- everything the pages need, in a few bulk queries --
-    outcomes = paper_outcomes(ctx, public=True)
-    by_venue = {o.paper: o for o in outcomes}
-    stats = compute_stats(ctx, public=True)
-    details = _details(ctx)
-    consensus: dict[int, dict[str, Any]] = defaultdict(dict)
-    for c in claim_consensus(ctx, public=True):
-        consensus[c.paper_id][c.key] = c
-    cells = board_data.verdict_cells(ctx)
-    by_paper: dict[str, list[board_data.VerdictCell]] = defaultdict(list)
-    by_logbook: dict[int, list[board_data.VerdictCell]] = defaultdict(list)
-    by_person: dict[str, list[board_data.VerdictCell]] = defaultdict(list)
-    for cell in cells:
-        by_paper[cell.paper].append(cell)
-        by_logbook[cell.logbook_id].append(cell)
-        by_person[cell.participant].append(cell)
-    claims = _claims(ctx)
-    books, manifests = _logbooks(ctx)
-    with ctx.store.session() as session:
-        people = session.execute(
-            select(Participant.handle, Participant.name, Participant.team, Participant.role)
-            .where(Participant.challenge_id == ctx.challenge_id)
-            .order_by(Participant.handle)
-        ).all()
-        titles = dict(
-            session.execute(
-                select(Paper.venue_id, Paper.title).where(Paper.challenge_id == ctx.challenge_id)
-            ).all()
-        )
-    books_of_paper: dict[str, list[LogbookSummary]] = defaultdict(list)
-    books_of_person: dict[str, list[LogbookSummary]] = defaultdict(list)
-    for book in books:
-        books_of_person[book.participant].append(book)
-    for book in books:
-        if book.current:
-            books_of_paper[book.paper_id].append(book)
-    siblings: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for book in books:
-        siblings[(book.paper_id, book.participant)].append(book.id)
+    snap = Snapshot(ctx)
+    outcomes, stats = snap.outcomes, snap.stats
 
     # -- home, lists, leaderboard --
     home = board_data.home_data(ctx, outcomes, stats)
@@ -293,7 +167,7 @@ def build_board_site(
     )
     url1 = StaticUrls(1)
     queue = board_data.recheck_entries(ctx)
-    pending = {e.paper for e in queue if e.status in board_data.OPEN_RECHECK}
+    pending = board_data.unsettled_papers(queue)
     for status in board_data.PAPER_FILTERS:
         rows = board_data.paper_rows(ctx, status=status, outcomes=outcomes, pending=pending)
         pages = max(1, -(-len(rows) // PAGE_SIZE))
@@ -327,21 +201,10 @@ def build_board_site(
     tick("lists")
 
     # -- papers --
-    responses: dict[str, list[Any]] = defaultdict(list)
-    for answer in author_responses(ctx):
-        responses[answer.paper].append(answer)
     url2 = StaticUrls(2)
-    for venue_id, detail in details.items():
-        outcome = by_venue[venue_id]
-        grid: dict[str, dict[int, board_data.VerdictCell]] = defaultdict(dict)
-        for cell in by_paper.get(venue_id, []):
-            grid[cell.claim_key][cell.logbook_id] = cell
-        pdata = board_data.PaperData(
-            paper=detail, outcome=outcome, claims=claims.get(venue_id, []),
-            consensus=consensus.get(outcome.paper_id, {}),
-            logbooks=sorted(books_of_paper.get(venue_id, []), key=lambda x: x.id), cells=grid,
-        )  # fmt: skip
-        answers = responses.get(venue_id, [])
+    for venue_id in snap.venue_ids():
+        pdata = snap.paper(venue_id)
+        answers = snap.responses(venue_id)
         b.page(
             f"papers/p/{slug(venue_id)}.html",
             [pdata.model_dump(mode="json"), _dump(answers)],
@@ -353,38 +216,26 @@ def build_board_site(
     # -- logbooks: the board page and the participant's own document --
     files_dir = ctx.settings.resolved_files_dir()
     copied = _FileCopier(files_dir, out / "files")
-    jobs = _Jobs(ctx)
-    for book in books:
-        key = (book.paper_id, book.participant)
-        later = [i for i in siblings[key] if i > book.id]
-        ldata = board_data.LogbookData(
-            summary=book, paper_title=titles.get(book.paper_id, ""),
-            verdicts=by_logbook.get(book.id, []),
-            older_revisions=[i for i in siblings[key] if i < book.id],
-            newer_revision=later[-1] if later else None,
-        )  # fmt: skip
-        cited = jobs.cited(manifests[book.id])
+    for logbook_id, manifest in snap.manifests():
+        ldata = snap.logbook(logbook_id)
+        record = LogbookRecord.model_validate(manifest)
+        cited = snap.cited_jobs(record)
         b.page(
-            f"logbooks/{book.id}.html",
+            f"logbooks/{logbook_id}.html",
             [ldata.model_dump(mode="json"), cited],
             partial(renderer.render, "logbook.html", url1, static=True, data=ldata, jobs=cited),
         )
+        book = ldata.summary
         b.page(
-            f"logbooks/{book.id}/index.html",
+            f"logbooks/{logbook_id}/index.html",
             [book.id, book.revision, book.participant],
-            partial(_content, manifests[book.id], copied, book.participant),
+            partial(_content, record, copied, book.participant),
         )
         tick("logbooks")
 
     # -- participants --
-    for handle, name, team, role in people:
-        mine = next((c for c in stats.credit if c.handle == handle), None)
-        pdata2 = board_data.ParticipantData(
-            handle=handle, name=name, team=team, role=role,
-            logbooks=books_of_person.get(handle, []), verdicts=by_person.get(handle, []),
-            credit=mine.credit if mine else 0, verified=mine.verified if mine else 0,
-            falsified=mine.falsified if mine else 0,
-        )  # fmt: skip
+    for handle in snap.handles():
+        pdata2 = snap.participant(handle)
         b.page(
             f"participants/{slug(handle)}.html",
             pdata2.model_dump(mode="json"),
@@ -417,19 +268,6 @@ def build_board_site(
     )  # fmt: skip
 
 
-class _Jobs:
-    """Compute jobs cited by logbooks, looked up in one query (nothing when there are none)."""
-
-    def __init__(self, ctx: ChallengeContext) -> None:
-        self.by_ref = {job.id: job.model_dump(mode="json") for job in list_jobs(ctx)}
-
-    def cited(self, manifest: dict[str, Any]) -> list[dict[str, Any]]:
-        if not self.by_ref:
-            return []
-        record = LogbookRecord.model_validate(manifest)
-        return board_data.cited_jobs(record, self.by_ref.get)
-
-
 class _FileCopier:
     """Copies logbook images into ``files/`` once, named by content hash."""
 
@@ -453,8 +291,7 @@ class _FileCopier:
         return f"{prefix}files/{name}"
 
 
-def _content(manifest: dict[str, Any], copier: _FileCopier, participant: str) -> str:
-    record = LogbookRecord.model_validate(manifest)
+def _content(record: LogbookRecord, copier: _FileCopier, participant: str) -> str:
     return render_logbook(
         record, file_url=lambda ref: copier.url(ref, "../../"), participant=participant
     )

@@ -13,7 +13,7 @@ from __future__ import annotations
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from openrepro.store import Logbook, Paper
+from openrepro.store import Logbook, Paper, Participant
 
 __all__ = ["LATEST_LOGBOOK_SQL", "latest_logbook_ids", "latest_logbook_sql"]
 
@@ -33,10 +33,14 @@ def latest_logbook_sql(where: str = "") -> str:
 
 
 def latest_logbook_ids(
-    session: Session, challenge_id: int, *, paper: str | None = None
+    session: Session,
+    challenge_id: int,
+    *,
+    paper: str | None = None,
+    participant: str | None = None,
 ) -> list[int]:
     """Ids of the newest revision per (paper, participant), ascending; of one paper (venue id)
-    when ``paper`` is given."""
+    and/or one participant (handle) when given."""
     query = (
         select(func.max(Logbook.id))
         .join(Paper, Paper.id == Logbook.paper_id)
@@ -45,4 +49,8 @@ def latest_logbook_ids(
     )
     if paper is not None:
         query = query.where(Paper.venue_id == paper)
+    if participant is not None:
+        query = query.join(Participant, Participant.id == Logbook.participant_id).where(
+            Participant.handle == participant
+        )
     return sorted(int(i) for i in session.scalars(query))

@@ -70,7 +70,7 @@ def list_logbooks(
         query = query.where(Paper.venue_id == paper)
     if participant is not None:
         query = query.where(Participant.handle == participant)
-    current = set(latest_logbook_ids(session, challenge_id, paper=paper))
+    current = set(latest_logbook_ids(session, challenge_id, paper=paper, participant=participant))
     return [
         logbook_summary(book, venue, handle, current=book.id in current)
         for book, venue, handle in session.execute(query)

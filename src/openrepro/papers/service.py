@@ -37,6 +37,7 @@ __all__ = [
     "get_paper",
     "import_papers",
     "list_papers",
+    "paper_details",
     "search_papers",
     "search_terms",
     "upsert_batch",
@@ -190,37 +191,40 @@ def list_papers(
 
 
 def get_paper(session: Session, challenge_id: int, venue_id: str) -> PaperDetail:
-    paper = session.scalar(
-        select(Paper).where(Paper.challenge_id == challenge_id, Paper.venue_id == venue_id)
-    )
-    if paper is None:
+    found = paper_details(session, challenge_id, [venue_id]).get(venue_id)
+    if found is None:
         raise NotFoundError(f"no paper with id {venue_id!r}")
+    return found
+
+
+def paper_details(
+    session: Session, challenge_id: int, venue_ids: Sequence[str] | None = None
+) -> dict[str, PaperDetail]:
+    """Papers' details by venue id, every paper of the challenge or those of ``venue_ids``, in
+    one query (the full text's length is counted by the database, the text is not read)."""
     claims = (
-        session.scalar(
-            select(func.count(Claim.id)).where(Claim.paper_id == paper.id, Claim.status == "active")
+        select(Claim.paper_id, func.count(Claim.id).label("n"))
+        .where(Claim.status == "active")
+        .group_by(Claim.paper_id)
+        .subquery()
+    )
+    query = (
+        select(
+            Paper.venue_id, Paper.title, Paper.authors, Paper.status, Paper.track,
+            func.coalesce(claims.c.n, 0).label("claims"),
+            Paper.full_text.is_not(None).label("has_full_text"), Paper.abstract,
+            Paper.decision, Paper.site_url, Paper.pdf_url, Paper.arxiv_id, Paper.keywords,
+            Paper.source, Paper.licence,
+            func.coalesce(func.length(Paper.full_text), 0).label("full_text_chars"),
+            Paper.created_at, Paper.updated_at,
         )
-        or 0
-    )
-    return PaperDetail(
-        venue_id=paper.venue_id,
-        title=paper.title,
-        authors=paper.authors,
-        status=paper.status,
-        track=paper.track,
-        claims=claims,
-        has_full_text=paper.full_text is not None,
-        abstract=paper.abstract,
-        decision=paper.decision,
-        site_url=paper.site_url,
-        pdf_url=paper.pdf_url,
-        arxiv_id=paper.arxiv_id,
-        keywords=paper.keywords,
-        source=paper.source,
-        licence=paper.licence,
-        full_text_chars=len(paper.full_text or ""),
-        created_at=paper.created_at,
-        updated_at=paper.updated_at,
-    )
+        .outerjoin(claims, claims.c.paper_id == Paper.id)
+        .where(Paper.challenge_id == challenge_id)
+    )  # fmt: skip
+    if venue_ids is not None:
+        query = query.where(Paper.venue_id.in_(list(venue_ids)))
+    rows = session.execute(query).mappings().all()
+    return {r["venue_id"]: PaperDetail.model_validate(dict(r)) for r in rows}
 
 
 #: Search bounds: a query is cut to its first ``MAX_QUERY_CHARS`` characters and its first
