@@ -25,6 +25,7 @@ from openrepro.outcomes import (
     current_verdicts,
     override_verdict,
     paper_outcomes,
+    verdicts_by_day,
 )
 from openrepro.outcomes.derived import is_fresh, rebuild, refresh
 from openrepro.recheck import recheck_queue
@@ -44,6 +45,9 @@ def _same(ctx: ChallengeContext, step: str) -> None:
         assert paper_outcomes(ctx, public=public) == paper_outcomes(
             ctx, public=public, reference=True
         ), f"paper outcomes differ after {step} (public={public})"
+        assert verdicts_by_day(ctx, public=public) == verdicts_by_day(
+            ctx, public=public, reference=True
+        ), f"verdicts by day differ after {step} (public={public})"
     with ctx.store.session() as session:
         assert is_fresh(session, ctx)
     reference = {c.claim_id: c.consensus for c in claim_consensus(ctx, reference=True)}

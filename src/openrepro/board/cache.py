@@ -35,6 +35,7 @@ from sqlalchemy import func, or_, select
 
 from openrepro.board import data as board_data
 from openrepro.challenge import ChallengeContext
+from openrepro.errors import NotFoundError
 from openrepro.outcomes import PaperOutcome, Stats, compute_stats, hidden_papers, paper_outcomes
 from openrepro.store import (
     Challenge,
@@ -552,13 +553,11 @@ class Aggregates:
         return self._get("pending", lambda: board_data.pending_recheck(self.ctx))
 
     def paper_rows(self, status: str) -> list[board_data.PaperRow]:
-        """Papers matching filter ``status``, in venue-id order."""
-        return self._get(
-            f"rows:{status}",
-            lambda: board_data.paper_rows(
-                self.ctx, status=status, outcomes=self.outcomes(), pending=self.pending()
-            ),
-        )
+        """Papers matching filter ``status``, in venue-id order (every filter built at once)."""
+        if status not in board_data.PAPER_FILTERS:
+            raise NotFoundError(f"unknown filter {status!r}")
+        rows = self._get("rows", lambda: board_data.rows_by_filter(self.outcomes(), self.pending()))
+        return rows[status]
 
     def paper_keys(self, status: str) -> list[tuple[str]]:
         """The keyset-pagination keys of :meth:`paper_rows` (their venue ids)."""

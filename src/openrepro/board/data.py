@@ -31,6 +31,7 @@ from openrepro.outcomes import (
     claim_consensus,
     compute_stats,
     paper_outcomes,
+    verdicts_by_day,
 )
 from openrepro.outcomes.current import current_verdicts_query
 from openrepro.papers.records import PaperDetail
@@ -57,6 +58,7 @@ __all__ = [
     "participant_data",
     "pending_recheck",
     "recheck_entries",
+    "rows_by_filter",
     "unsettled_papers",
     "verdict_cells",
 ]
@@ -249,7 +251,8 @@ def unsettled_papers(entries: Iterable[Any]) -> set[str]:
     return {e.paper for e in entries if e.status in OPEN_RECHECK}
 
 
-def _matches(o: PaperOutcome, key: str, pending: set[str] | None = None) -> bool:
+def _filters(o: PaperOutcome, pending: set[str] | None = None) -> dict[str, bool]:
+    """Which of :data:`PAPER_FILTERS` a paper's outcome row matches."""
     return {
         "all": True,
         "unattempted": o.logbooks == 0,
@@ -259,7 +262,11 @@ def _matches(o: PaperOutcome, key: str, pending: set[str] | None = None) -> bool
         "needs-recheck": _needs_recheck(o, pending),
         "fully-reproduced": o.fully_reproduced,
         "toy-only": o.toy_only_paper,
-    }.get(key, False)
+    }
+
+
+def _matches(o: PaperOutcome, key: str, pending: set[str] | None = None) -> bool:
+    return _filters(o, pending).get(key, False)
 
 
 def paper_rows(
@@ -286,6 +293,17 @@ def paper_rows(
     else:
         chosen.sort(key=lambda o: o.paper)
     return [_row(o, pending) for o in chosen]
+
+
+def rows_by_filter(outcomes: list[PaperOutcome], pending: set[str]) -> dict[str, list[PaperRow]]:
+    """Every filter's rows of :func:`paper_rows` (no search) at once, each row built once."""
+    out: dict[str, list[PaperRow]] = {key: [] for key in PAPER_FILTERS}
+    for o in sorted(outcomes, key=lambda o: o.paper):
+        row = _row(o, pending)
+        for key, matched in _filters(o, pending).items():
+            if matched:
+                out[key].append(row)
+    return out
 
 
 class PaperData(BaseModel):
@@ -453,20 +471,5 @@ def home_data(
     return HomeData(
         stats=stats if stats is not None else compute_stats(ctx, public=True),
         statuses=dict(sorted(statuses.items(), key=lambda kv: (-kv[1], kv[0]))),
-        verdicts_by_day=_by_day_sql(ctx),
+        verdicts_by_day=verdicts_by_day(ctx, public=True),
     )
-
-
-def _by_day_sql(ctx: ChallengeContext) -> list[tuple[date, dict[str, int]]]:
-    stmt, args = current_verdicts_query(
-        ctx,
-        " SELECT v.created_at, eff.value FROM eff JOIN verdicts v ON v.id = eff.verdict_id",
-        public=True,
-    )
-    counts: dict[date, Counter[str]] = {}
-    with ctx.store.session() as session:
-        for created, value in session.execute(stmt, args):
-            if isinstance(created, str):
-                created = datetime.fromisoformat(created)
-            counts.setdefault(created.date(), Counter())[value] += 1
-    return [(day, dict(counts[day])) for day in sorted(counts)]

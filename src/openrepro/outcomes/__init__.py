@@ -4,7 +4,7 @@ statistics, and the authors' responses to findings; the derived per-paper tables
 
 from __future__ import annotations
 
-from openrepro.outcomes.compute import claim_consensus, paper_outcomes
+from openrepro.outcomes.compute import claim_consensus, paper_outcomes, verdicts_by_day
 from openrepro.outcomes.current import CurrentVerdict, current_verdicts, hidden_papers
 from openrepro.outcomes.derived import rebuild as rebuild_derived
 from openrepro.outcomes.overrides import OverrideResult, override_verdict
@@ -54,4 +54,5 @@ __all__ = [
     "rebuild_derived",
     "render_markdown",
     "render_tables",
+    "verdicts_by_day",
 ]

@@ -10,7 +10,9 @@ base tables instead, with the full query: the definition the derived tables are 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
+from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import text
@@ -116,6 +118,20 @@ def _read(
         derived.ensure_fresh(ctx)
     with ctx.store.session() as session:
         return run_sql(session, ctx, tail, public, paper_ids, reference=reference)
+
+
+def verdicts_by_day(
+    ctx: ChallengeContext, *, public: bool = False, reference: bool = False
+) -> list[tuple[date, dict[str, int]]]:
+    """Current verdicts per day they were given and per effective value, oldest day first.
+    ``reference``: from the full query rather than the derived tables (same answer)."""
+    tail = " SELECT v.created_at, eff.value FROM eff JOIN verdicts v ON v.id = eff.verdict_id"
+    counts: dict[date, Counter[str]] = {}
+    for created, value in _read(ctx, tail, public, None, reference):
+        if isinstance(created, str):
+            created = datetime.fromisoformat(created)
+        counts.setdefault(created.date(), Counter())[value] += 1
+    return [(day, dict(counts[day])) for day in sorted(counts)]
 
 
 def claim_consensus(
