@@ -10,10 +10,11 @@ derived tables must equal the same figures computed from the base tables with th
 from __future__ import annotations
 
 import random
+import threading
 from datetime import UTC, datetime, timedelta
 
 from outcome_store import build_outcome_store
-from sqlalchemy import func, select, text
+from sqlalchemy import delete, func, select, text
 
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.service import remove_claim
@@ -31,6 +32,7 @@ from openrepro.outcomes.derived import is_fresh, rebuild, refresh
 from openrepro.recheck import recheck_queue
 from openrepro.recheck.service import decide
 from openrepro.store import Claim, Logbook, Paper, Participant, Verdict
+from openrepro.store.tables_outcomes import OutcomeState
 from openrepro.vocabulary import VERDICTS
 
 
@@ -199,3 +201,30 @@ def test_raw_sql_writes_are_seen(challenge: ChallengeContext) -> None:
         session.execute(text("DELETE FROM papers WHERE venue_id = 'P1-full'"))
         assert session.scalar(select(func.count(Participant.id))) == 6
     _same(challenge, "raw SQL")
+
+
+def test_two_first_refreshes_at_once(challenge: ChallengeContext) -> None:
+    """A board's threads (pages built ahead, aggregates) may refresh a store never built at
+    the same moment: on PostgreSQL both once inserted the state row, and one failed."""
+    build_outcome_store(challenge)
+    with challenge.store.session() as session:
+        session.execute(delete(OutcomeState))  # as if never built
+    start = threading.Barrier(4)
+    failures: list[BaseException] = []
+
+    def first_refresh() -> None:
+        start.wait(10)
+        try:
+            refresh(challenge)
+        except BaseException as exc:
+            failures.append(exc)
+
+    threads = [threading.Thread(target=first_refresh) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert failures == []
+    with challenge.store.session() as session:
+        assert session.scalar(select(func.count()).select_from(OutcomeState)) == 1
+    _same(challenge, "four first refreshes at once")

@@ -42,9 +42,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import delete, insert, select, text, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from openrepro.challenge import ChallengeContext
+from openrepro.errors import StoreError
 from openrepro.evidence.testimony import stance_of
 from openrepro.logbooks.records import Testimony
 from openrepro.logbooks.revisions import latest_logbook_sql
@@ -127,21 +129,27 @@ def ensure_fresh(ctx: ChallengeContext, tries: int = 3) -> None:
 
 
 def _lock_state(session: Session, ctx: ChallengeContext) -> str | None:
-    """Take the challenge's state row (created when missing); its recorded levels."""
-    exists = session.execute(
-        update(OutcomeState)
-        .where(OutcomeState.challenge_id == ctx.challenge_id)
-        .values(refreshes=OutcomeState.refreshes + 1)
-    )
-    if exists.rowcount == 0:  # type: ignore[attr-defined]
-        session.execute(
-            insert(OutcomeState).values(challenge_id=ctx.challenge_id, accepted="", refreshes=1)
+    """Take the challenge's state row (created when missing); its recorded levels ("" when
+    never built). Two first refreshes at once (two threads of a board on PostgreSQL) both find
+    no row: each inserts it unless it exists (the second waits for the first's transaction,
+    then inserts nothing), and both then take it with the update, one after the other."""
+    for _ in range(2):
+        taken = session.execute(
+            update(OutcomeState)
+            .where(OutcomeState.challenge_id == ctx.challenge_id)
+            .values(refreshes=OutcomeState.refreshes + 1)
         )
-        session.flush()
-        return None
-    return session.scalar(
-        select(OutcomeState.accepted).where(OutcomeState.challenge_id == ctx.challenge_id)
-    )
+        if taken.rowcount:  # type: ignore[attr-defined]
+            return session.scalar(
+                select(OutcomeState.accepted).where(OutcomeState.challenge_id == ctx.challenge_id)
+            )
+        dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+        session.execute(
+            dialect.insert(OutcomeState)
+            .values(challenge_id=ctx.challenge_id, accepted="", refreshes=0)
+            .on_conflict_do_nothing(index_elements=["challenge_id"])
+        )
+    raise StoreError("the derived outcome tables' state row could not be taken")
 
 
 def refresh(ctx: ChallengeContext) -> int:
