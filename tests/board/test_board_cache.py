@@ -178,3 +178,54 @@ def test_warmed_board_serves_pages_nobody_asked_for(challenge: ChallengeContext)
         assert cache.built_at(key) is not None, key
     assert TestClient(app).get("/healthz").json()["building"] == 0
     cache.close()
+
+
+def test_credit_follows_the_papers_a_participant_worked_on(
+    board: TestClient, challenge: ChallengeContext
+) -> None:
+    """A participant page is not a challenge-wide value: a verdict on P1 (alice's paper)
+    rebuilds alice's page with her new credit and leaves carol's (no logbook on P1) alone."""
+    cache: PageCache = board.app.state.cache  # type: ignore[attr-defined]
+
+    def credit(handle: str) -> str:
+        page = board.get(f"/participants/{handle}").text  # "credit <strong>4</strong> (4 verified,
+        return page.split('id="credit">')[1].split("</p>")[0]  # 0 falsified)"
+
+    before, carol = credit("alice"), credit("carol")
+    carol_built = cache.built_at("participant:carol")
+    _new_verdict(challenge, "P1-full", "C1", "falsified")
+    _wait()
+    board.get("/papers/P3-mixed")  # any request notices the change
+    deadline = time.monotonic() + 10
+    while credit("alice") == before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert credit("alice") != before
+    assert credit("carol") == carol and cache.built_at("participant:carol") == carol_built
+
+
+def test_a_costly_stale_aggregate_waits_ten_times_its_cost(challenge: ChallengeContext) -> None:
+    from openrepro.board.cache import AGGREGATE, COST_FACTOR, Change
+
+    cache = PageCache(challenge, seconds=60, aggregate_seconds=0)
+    cache.check()
+    builds: list[float] = []
+
+    def costly(tags: set[str]) -> str:
+        tags.add(AGGREGATE)
+        time.sleep(0.1)
+        builds.append(time.monotonic())
+        return f"figure {len(builds)}"
+
+    assert cache.value("figure", costly) == "figure 1"
+    with cache._lock:  # what check() does on any write
+        cache._apply(Change(moved=True))
+    soon = time.monotonic()
+    assert cache.value("figure", costly) == "figure 1"  # stale, served, not due yet
+    time.sleep(0.2)
+    assert cache.pending() == 0 and len(builds) == 1
+    deadline = soon + COST_FACTOR * 0.1 + 10
+    while len(builds) < 2 and time.monotonic() < deadline:
+        cache.value("figure", costly)
+        time.sleep(0.05)
+    assert len(builds) == 2 and builds[1] - builds[0] >= COST_FACTOR * 0.1
+    cache.close()

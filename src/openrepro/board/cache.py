@@ -2,7 +2,7 @@
 
 Every cached value carries *tags* naming what it was built from: ``paper:<id>`` (a paper's row,
 claims, logbooks, verdicts, edits, re-check decisions, author responses), ``participant:<id>``
-(a participant's logbooks, verdicts and jobs), and ``aggregate`` (a figure over the whole
+(a participant's logbooks, verdicts, credit and jobs), and ``aggregate`` (a figure over the whole
 challenge: the home page, the paper lists, the leaderboard, credit). At most once per
 ``seconds`` one thread compares the store's fingerprint (:func:`store_version`, one query); when
 it moved, :func:`changed_since` reads which papers and participants the new rows touch, and:
@@ -66,6 +66,8 @@ __all__ = [
 
 #: The tag of values computed over the whole challenge (rebuilt with a debounce).
 AGGREGATE = "aggregate"
+#: A stale aggregate is rebuilt at most once per this many times what building it costs.
+COST_FACTOR = 10.0
 
 Build = Callable[[set[str]], Any]
 
@@ -230,13 +232,19 @@ def changed_since(ctx: ChallengeContext, old: tuple[Any, ...], new: tuple[Any, .
             for job_paper, job_person in session.execute(jobs):
                 papers.update([job_paper] if job_paper is not None else [])
                 people.update([job_person] if job_person is not None else [])
-        if papers:
-            people |= set(
-                session.scalars(
-                    select(Logbook.participant_id).where(Logbook.paper_id.in_(papers)).distinct()
-                )
+    return Change(moved=True, papers=papers, participants=people | _participants_of(ctx, papers))
+
+
+def _participants_of(ctx: ChallengeContext, papers: set[int]) -> set[int]:
+    """Participants with a logbook on one of ``papers``."""
+    if not papers:
+        return set()
+    with ctx.store.session() as session:
+        return set(
+            session.scalars(
+                select(Logbook.participant_id).where(Logbook.paper_id.in_(papers)).distinct()
             )
-    return Change(moved=True, papers=papers, participants=people)
+        )
 
 
 @dataclass
@@ -256,6 +264,7 @@ class _Entry:
     build: Build
     built: float
     stale: bool = False
+    cost: float = 0.0  # seconds its build took, with the cached parts it was built from
 
 
 class PageCache:
@@ -288,6 +297,7 @@ class PageCache:
         self._worker: threading.Thread | None = None
         self._closed = False
         self._fills: list[_Flight] = []  # bulk builds under way (see fill)
+        self._costs = threading.local()  # per thread: costs of the builds under way, nested
         self._fill_left = 0
         self.warmed = 0  # values built ahead (by the background worker or a fill)
 
@@ -310,7 +320,9 @@ class PageCache:
             elif version != self._version:
                 change = changed_since(self.ctx, self._version, version)
             if hidden != self._hidden:  # a verdict window closed: its paper's verdicts show
-                change.papers |= set(self._hidden) ^ set(hidden)
+                shown = set(self._hidden) ^ set(hidden)
+                change.papers |= shown
+                change.participants |= _participants_of(self.ctx, shown)
                 change.moved = True
             with self._lock:
                 self._version, self._hidden = version, hidden
@@ -361,7 +373,12 @@ class PageCache:
             return None if entry is None else entry.built
 
     def _refresh_if_stale(self, key: str, entry: _Entry) -> None:
-        if entry.stale and time.monotonic() - entry.built >= self.aggregate_seconds:
+        """Queue a stale aggregate's rebuild once it is old enough: ``aggregate_seconds``, or
+        ``COST_FACTOR`` times what building it costs when that is longer, so that rebuilding
+        challenge-wide values while writes keep coming takes at most about a tenth of the
+        process whatever the challenge's size (at 10x the event, its lists cost seconds)."""
+        wait = max(self.aggregate_seconds, COST_FACTOR * entry.cost)
+        if entry.stale and time.monotonic() - entry.built >= wait:
             self._enqueue(0, key, entry.build)
 
     def value(self, key: str, build: Build, *, fresh: bool = False) -> Any:
@@ -378,8 +395,16 @@ class PageCache:
             if entry is not None and not (fresh and entry.stale):
                 self._pages.move_to_end(key)
                 self._refresh_if_stale(key, entry)
+                if fresh:  # a part of the value being built: its cost counts in that value's
+                    self._charge(entry.cost)
                 return entry.value
         return self._build(key, build, replace=entry is not None)
+
+    def _charge(self, seconds: float) -> None:
+        """Add ``seconds`` to the cost of the build under way in this thread, if any."""
+        costs = getattr(self._costs, "stack", None)
+        if costs:
+            costs[-1] += seconds
 
     def get(self, key: str, build: Build) -> str:
         """The rendered page of ``key``."""
@@ -394,6 +419,8 @@ class PageCache:
                 flight = self._building[key] = _Flight()
         if not mine:
             return flight.future.result()
+        costs = self._costs.__dict__.setdefault("stack", [])
+        costs.append(0.0)
         try:
             tags: set[str] = set()
             started = time.monotonic()
@@ -403,6 +430,10 @@ class PageCache:
                 del self._building[key]
             flight.future.set_exception(exc)
             raise
+        finally:
+            parts = costs.pop()
+        cost = time.monotonic() - started + parts
+        self._charge(parts)  # a value building this one counts its time already, not its parts
         with self._lock:
             del self._building[key]
             if flight.everything or flight.touched & tags:
@@ -411,7 +442,7 @@ class PageCache:
                 self._enqueue(0, key, build)
             elif replace or key not in self._pages:
                 stale = flight.moved and AGGREGATE in tags
-                self._pages[key] = _Entry(made, frozenset(tags), build, started, stale)
+                self._pages[key] = _Entry(made, frozenset(tags), build, started, stale, cost)
                 self._pages.move_to_end(key)
                 while len(self._pages) > self.size:
                     self._pages.popitem(last=False)

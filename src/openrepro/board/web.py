@@ -186,7 +186,9 @@ def create_app(
     def participant_page(handle: str) -> Build:
         def build(tags: set[str]) -> str:
             found = board_data.participant_data(ctx, handle, stats=data.stats())
-            tags.update({AGGREGATE, participant_tag(get_participant(ctx, handle).id)})
+            # not an aggregate: credit counts only the consensus of claims of papers the
+            # participant has logbooks on, and a change to such a paper touches them
+            tags.add(participant_tag(get_participant(ctx, handle).id))
             return render_participant(found)
 
         return build
@@ -209,7 +211,7 @@ def create_app(
             content = render_content(record, book.participant)
             yield f"content:{logbook_id}", content_page(logbook_id), set(), content
         for handle in snap.handles():
-            tags = {AGGREGATE, participant_tag(snap.participant_id(handle))}
+            tags = {participant_tag(snap.participant_id(handle))}
             page = render_participant(snap.participant(handle))
             yield f"participant:{handle}", participant_page(handle), tags, page
 
