@@ -229,3 +229,33 @@ def test_a_costly_stale_aggregate_waits_ten_times_its_cost(challenge: ChallengeC
         time.sleep(0.05)
     assert len(builds) == 2 and builds[1] - builds[0] >= COST_FACTOR * 0.1
     cache.close()
+
+
+def test_a_change_finds_its_values_by_tag_after_evictions(challenge: ChallengeContext) -> None:
+    """Values are found by tag, not by walking the cache: an evicted or replaced value leaves
+    no stale index entry behind, and a change drops exactly the values it touches."""
+    from openrepro.board.cache import AGGREGATE, Change
+
+    cache = PageCache(challenge, seconds=60, size=3)
+    cache.check()
+
+    def value(text: str, *tags: str):  # type: ignore[no-untyped-def]
+        def build(found: set[str]) -> str:
+            found.update(tags)
+            return text
+
+        return build
+
+    cache.value("a", value("a", "paper:1"))
+    cache.value("b", value("b", "paper:2"))
+    cache.value("home", value("home", AGGREGATE))
+    cache.value("c", value("c", "paper:1"))  # the cache holds 3: "a" (read least) goes
+    assert cache.built_at("a") is None
+    cache.close()  # nothing rebuilt in the background from here on
+    with cache._lock:
+        cache._apply(Change(moved=True, papers={1}))
+    assert cache.built_at("c") is None and cache.built_at("b") is not None
+    assert cache.value("home", value("other")) == "home"  # stale, still served
+    with cache._lock:
+        assert cache._pages["home"].stale and "paper:1" not in cache._tagged
+        assert cache._tagged == {"paper:2": {"b"}, AGGREGATE: {"home"}}

@@ -280,11 +280,14 @@ class PageCache:
         on_idle: Callable[[], None] | None = None,
     ) -> None:
         self.ctx, self.seconds, self.size = ctx, seconds, size
-        self.on_idle = on_idle  # called by the background worker each time its queue empties
+        self.on_idle = on_idle  # called when the background queue empties, and after a fill
         self.aggregate_seconds = aggregate_seconds
         self._lock = threading.Lock()
         self._checking = threading.Lock()
         self._pages: OrderedDict[str, _Entry] = OrderedDict()
+        # keys by tag, so a change finds what it touches without walking every cached value
+        # (212,000 at 10x the event, with the lock held and every reader waiting)
+        self._tagged: dict[str, set[str]] = {}
         self._building: dict[str, _Flight] = {}
         self._version: tuple[Any, ...] | None = None
         self._hidden: list[int] = []
@@ -342,13 +345,36 @@ class PageCache:
             flight.moved = True
         if change.everything:
             self._pages.clear()
+            self._tagged.clear()
             return
-        for key, entry in list(self._pages.items()):
-            if entry.tags & touched:
-                del self._pages[key]
+        for tag in touched:
+            for key in list(self._tagged.get(tag, ())):
+                entry = self._remove(key)
                 self._enqueue(0, key, entry.build)  # render it again ahead of readers
-            elif AGGREGATE in entry.tags:
-                entry.stale = True
+        for key in self._tagged.get(AGGREGATE, ()):
+            self._pages[key].stale = True
+
+    def _put(self, key: str, entry: _Entry) -> None:
+        """Cache ``entry`` as ``key``'s value, the least recently read beyond ``size`` going
+        (the lock is held)."""
+        if key in self._pages:
+            self._remove(key)
+        self._pages[key] = entry
+        for tag in entry.tags:
+            self._tagged.setdefault(tag, set()).add(key)
+        while len(self._pages) > self.size:
+            self._remove(next(iter(self._pages)))
+
+    def _remove(self, key: str) -> _Entry:
+        """Forget ``key``'s cached value (the lock is held)."""
+        entry = self._pages.pop(key)
+        for tag in entry.tags:
+            keys = self._tagged.get(tag)
+            if keys is not None:
+                keys.discard(key)
+                if not keys:
+                    del self._tagged[tag]
+        return entry
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -442,10 +468,7 @@ class PageCache:
                 self._enqueue(0, key, build)
             elif replace or key not in self._pages:
                 stale = flight.moved and AGGREGATE in tags
-                self._pages[key] = _Entry(made, frozenset(tags), build, started, stale, cost)
-                self._pages.move_to_end(key)
-                while len(self._pages) > self.size:
-                    self._pages.popitem(last=False)
+                self._put(key, _Entry(made, frozenset(tags), build, started, stale, cost))
         flight.future.set_result(made)
         return made
 
@@ -489,7 +512,7 @@ class PageCache:
                         self._enqueue(0, key, build)
                     elif key not in self._pages and len(self._pages) < self.size:
                         stale = flight.moved and AGGREGATE in tags
-                        self._pages[key] = _Entry(value, frozenset(tags), build, started, stale)
+                        self._put(key, _Entry(value, frozenset(tags), build, started, stale))
                         stored += 1
                 if self._due():
                     self.check()
@@ -522,7 +545,7 @@ class PageCache:
     def _work(self) -> None:
         while True:
             with self._lock:
-                idle = not self._queue
+                idle = not self._queue and not self._fills  # a fill calls it when it ends
             if idle and self.on_idle is not None:
                 self.on_idle()
             with self._lock:

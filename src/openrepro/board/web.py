@@ -18,6 +18,7 @@ from __future__ import annotations
 import gc
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, TypeVar
@@ -115,7 +116,7 @@ def create_app(
     renderer = Renderer(ctx)
     cache = PageCache(
         ctx, cache_seconds, size=cache_pages, aggregate_seconds=aggregate_seconds,
-        on_idle=_settle_heap if settle_heap else None,
+        on_idle=_HeapSettler() if settle_heap else None,
     )  # fmt: skip
     app.state.cache = cache
     app.router.on_shutdown.append(cache.close)
@@ -350,22 +351,35 @@ def create_app(
     app.include_router(api_router(ctx, cache), prefix="/api/v1")
     app.include_router(auth_router(ctx))
     if settle_heap:
-        gc.collect()
-        _settle_heap()
+        _HeapSettler()()
     return app
 
 
-def _settle_heap() -> None:
-    """Move every object alive now out of the cyclic garbage collector's sight.
+class _HeapSettler:
+    """Moves every object alive now out of the cyclic garbage collector's sight, at most once
+    per ``seconds``.
 
     A serving process holds a few hundred thousand long-lived objects (the libraries, the
-    store's metadata, the cached aggregates); each full collection walked all of them, about
-    150 ms with every request waiting, a few times a second under load (measured with
-    ``gc.callbacks``: p90 68 ms, p99 134 ms for a cached page; after freezing, 11 ms and 36 ms).
-    :func:`gc.freeze` leaves them to reference counting alone, which still frees them when
-    dropped; only a reference cycle among them would stay. Called once the app is built and
-    again each time the cache's background queue empties (after pages were built ahead)."""
-    gc.freeze()
+    store's metadata, the cache's entries, the aggregates); each full collection walked all of
+    them, about 150 ms with every request waiting, a few times a second under load (measured
+    with ``gc.callbacks``: p90 68 ms, p99 134 ms for a cached page; after freezing, 11 ms and
+    36 ms). Garbage is collected first, then :func:`gc.freeze` leaves what survived to
+    reference counting alone, which still frees it when dropped; only a reference cycle
+    formed among frozen objects afterwards would stay. Called once the app is built, after
+    the pages were built ahead, and when the cache's background queue empties (rebuilt
+    aggregates are new long-lived objects: at 10x the event's size, full collections over
+    them grew past 100 ms within a minute of writes)."""
+
+    def __init__(self, seconds: float = 30.0) -> None:
+        self.seconds = seconds
+        self.last = -float("inf")
+
+    def __call__(self) -> None:
+        if time.monotonic() - self.last < self.seconds:
+            return
+        gc.collect()
+        gc.freeze()
+        self.last = time.monotonic()
 
 
 def image_type(path: Path) -> str | None:
