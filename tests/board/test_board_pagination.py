@@ -149,3 +149,69 @@ def test_cursor_helpers() -> None:
     ranked = [("c",), ("a",), ("b",)]
     index = {k: i for i, k in enumerate(ranked)}
     assert anchored_page("lb", ranked, index, encode_cursor("lb", ["a"]), 5).start == 2
+
+
+def _verdict_walk(board: TestClient, url: str) -> list[list[tuple[str, int, str]]]:
+    """Follow the verdict list's ``Link: <...>; rel="next"`` headers to the end."""
+    pages = []
+    while url:
+        reply = board.get(url)
+        assert reply.status_code == 200, reply.text
+        pages.append([(c["paper"], c["claim_id"], c["participant"]) for c in reply.json()])
+        link = re.fullmatch(r'<([^>]+)>; rel="next"', reply.headers.get("link", ""))
+        url = link[1] if link else ""
+    return pages
+
+
+def test_verdict_list_pages_follow_its_link_header(
+    board: TestClient, challenge: ChallengeContext
+) -> None:
+    whole = _verdict_walk(board, "/api/v1/verdicts")
+    assert len(whole) == 1 and len(whole[0]) == 16  # fewer than a page: no Link header
+    pages = _verdict_walk(board, "/api/v1/verdicts?limit=5")
+    assert [len(p) for p in pages] == [5, 5, 5, 1]
+    assert [v for p in pages for v in p] == whole[0] == sorted(whole[0])
+    alice = _verdict_walk(board, "/api/v1/verdicts?participant=alice&limit=2")
+    assert len(alice) > 1  # the filter is kept in the next page's URL
+    assert [v for p in alice for v in p] == [v for v in whole[0] if v[2] == "alice"]
+    bad = board.get("/api/v1/verdicts", params={"cursor": "bm90LWEtY3Vyc29y"})
+    assert bad.status_code == 400 and "bad cursor" in bad.json()["error"]["message"]
+
+
+def test_verdict_cursor_survives_new_verdicts_before_it(
+    board: TestClient, challenge: ChallengeContext
+) -> None:
+    """A page's cursor names its last verdict: a verdict added on a paper listed earlier
+    shows on no later page, and no verdict is listed twice."""
+    first = board.get("/api/v1/verdicts?limit=3&participant=alice")
+    listed = [(c["paper"], c["claim_id"]) for c in first.json()]
+    following = re.fullmatch(r'<([^>]+)>; rel="next"', first.headers["link"])
+    assert following is not None and "participant=alice" in following[1]
+    with challenge.store.session() as session:  # alice's first paper gets a new claim judged
+        from sqlalchemy import select
+
+        from openrepro.store import Claim, Logbook, Paper, Participant, Verdict
+
+        paper = session.scalar(select(Paper).where(Paper.venue_id == listed[0][0]))
+        assert paper is not None
+        claim = Claim(paper_id=paper.id, key="Z1", text="A new claim.", kind="result",
+                      status="active", origin="organizer")  # fmt: skip
+        session.add(claim)
+        session.flush()
+        book = session.scalar(
+            select(Logbook)
+            .join(Participant)
+            .where(Logbook.paper_id == paper.id, Participant.handle == "alice")
+            .order_by(Logbook.id.desc())
+        )
+        assert book is not None
+        session.add(Verdict(logbook_id=book.id, claim_id=claim.id, verdict="verified",
+                            judge_config="cfg-new", provenance="self-recorded"))  # fmt: skip
+        session.commit()
+    rest = [(c["paper"], c["claim_id"]) for c in board.get(following[1]).json()]
+    assert rest and not set(rest) & set(listed)
+    everything = [(c["paper"], c["claim_id"]) for c in
+                  board.get("/api/v1/verdicts?participant=alice").json()]  # fmt: skip
+    new = (listed[0][0], claim.id)
+    assert new in everything and new not in listed + rest  # it sorts before the cursor
+    assert sorted(everything) == sorted([*listed, *rest, new])

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, File, Form, Header, Query, Response, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Header, Query, Request, Response, UploadFile
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
@@ -103,6 +103,11 @@ def _json(record: BaseModel) -> Response:
 
 def _body(record: BaseModel) -> bytes:
     return record.model_dump_json().encode()
+
+
+#: Verdicts per page of ``GET /verdicts`` unless ``limit`` says otherwise, and at most.
+VERDICTS_PAGE = 1000
+MAX_VERDICTS_PAGE = 5000
 
 
 def _bearer(authorization: str | None) -> str | None:
@@ -271,17 +276,38 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
 
     @router.get("/verdicts", response_model=list[board_data.VerdictCell], tags=["verdicts"])
     def verdicts(
+        request: Request,
+        response: Response,
         who: Actor = who_dep,
         paper: str | None = None,
         participant: str | None = None,
         logbook: Annotated[int | None, Query(ge=0, le=MAX_ROW_ID)] = None,
+        limit: Annotated[int, Query(ge=1, le=MAX_VERDICTS_PAGE)] = VERDICTS_PAGE,
+        cursor: Annotated[
+            str,
+            Query(max_length=MAX_CURSOR_CHARS, description="From the `Link` header's next URL"),
+        ] = "",
     ) -> list[board_data.VerdictCell]:
-        """Current verdicts (with evidence pointers, flags, provenance and edits)."""
+        """Current verdicts (with evidence pointers, flags, provenance and edits), by paper,
+        claim and participant, ``limit`` at a time: when more follow, the ``Link`` header
+        gives the next page's URL (``rel="next"``, a cursor that stays valid as verdicts are
+        added)."""
         paper_id = board_data.paper_row_id(ctx, paper) if paper else None
         person = get_participant(ctx, participant).id if participant else None
         public = not who.is_organizer
-        return board_data.verdict_cells(ctx, paper_id=paper_id, participant_id=person,
-                                        logbook_id=logbook, public=public)  # fmt: skip
+        if data is not None and public and paper_id is None and person is None and logbook is None:
+            cells = data.verdicts()  # the whole challenge's, cached like the paper list
+        else:
+            cells = sorted(board_data.verdict_cells(ctx, paper_id=paper_id, participant_id=person,
+                                                    logbook_id=logbook, public=public),
+                           key=board_data.verdict_key)  # fmt: skip
+        page = keyset_page(
+            "verdicts", [board_data.verdict_key(c) for c in cells], cursor or None, limit
+        )
+        if page.next:
+            following = request.url.include_query_params(cursor=page.next)
+            response.headers["Link"] = f'<{following}>; rel="next"'
+        return cells[page.start : page.end]
 
     @router.post("/verdicts/{verdict_id}/override", response_model=OverrideResult,
                  tags=["organizers"])  # fmt: skip

@@ -613,6 +613,14 @@ class Aggregates:
         rows = self._get("rows", lambda: board_data.rows_by_filter(self.outcomes(), self.pending()))
         return rows[status]
 
+    def verdicts(self) -> list[board_data.VerdictCell]:
+        """Every current verdict readers may see, in the verdict list's order (paper, claim,
+        participant)."""
+        return self._get(
+            "verdicts",
+            lambda: sorted(board_data.verdict_cells(self.ctx), key=board_data.verdict_key),
+        )
+
     def paper_keys(self, status: str) -> list[tuple[str]]:
         """The keyset-pagination keys of :meth:`paper_rows` (their venue ids)."""
         return self._get(f"keys:{status}", lambda: [(r.venue_id,) for r in self.paper_rows(status)])

@@ -61,6 +61,7 @@ __all__ = [
     "rows_by_filter",
     "unsettled_papers",
     "verdict_cells",
+    "verdict_key",
 ]
 
 #: Filters of the paper list: key -> label (besides free-text search).
@@ -102,6 +103,12 @@ class VerdictCell(BaseModel):
     details: dict[str, Any] = Field(default_factory=dict)
     #: the claim's check in words now ("" when the claim has no check)
     check_words: str = ""
+
+
+def verdict_key(cell: VerdictCell) -> tuple[str, int, str]:
+    """The order and cursor key of the API's verdict list: paper, claim, participant (each
+    has one current verdict)."""
+    return (cell.paper, cell.claim_id, cell.participant)
 
 
 def _json(value: Any) -> Any:
