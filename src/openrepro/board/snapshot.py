@@ -6,10 +6,10 @@
 each table, through the same functions called without a filter (``list_claims``,
 ``list_logbooks``, ``verdict_cells``, ``claim_consensus``, ``paper_outcomes``,
 ``author_responses``, ``paper_details``, ``list_jobs``), grouped in memory. The static site
-(:mod:`openrepro.board.site`) and the live board's building ahead (:meth:`Snapshot.pages` via
-:meth:`openrepro.board.cache.PageCache.fill`) both use it, so a page built ahead, a page built on
-demand and a page of the static site show the same records
-(``tests/board/test_board_snapshot.py`` compares them page by page).
+(:mod:`openrepro.board.site`) and the live board's building ahead (``built_ahead`` in
+:mod:`openrepro.board.web`, through :meth:`openrepro.board.cache.PageCache.fill`) both use
+it, so a page built ahead, a page built on demand and a page of the static site show the same
+records (``tests/board/test_board_snapshot.py`` compares them page by page).
 """
 
 from __future__ import annotations

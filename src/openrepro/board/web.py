@@ -102,7 +102,7 @@ def create_app(
 ) -> FastAPI:
     """The board of one opened challenge (HTML pages + ``/api/v1``). ``warm`` builds every
     page ahead in the background (``openrepro serve`` does). ``settle_heap`` is for a process
-    that only serves this board (``serve``, the ASGI workers): see :func:`settle_heap`."""
+    that only serves this board (``serve``, the ASGI workers): see :class:`_HeapSettler`."""
     app = FastAPI(
         title=f"openrepro board: {ctx.settings.title or ctx.settings.name}",
         version=__version__,
