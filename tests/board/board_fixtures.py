@@ -17,7 +17,7 @@ from test_bundle import make_bundle
 from openrepro.board import create_app
 from openrepro.challenge import ChallengeContext
 
-__all__ = ["HOSTILE", "hostile_bundle", "live_board", "tarball"]
+__all__ = ["HOSTILE", "hostile_bundle", "live_board", "tarball", "wait_built"]
 
 #: Participant text meant to run script or load foreign resources if anything were unescaped.
 HOSTILE = (
@@ -26,6 +26,15 @@ HOSTILE = (
     '[click](javascript:window.__pwned=3) <svg onload="window.__pwned=4"></svg>'
     '<iframe src="http://evil.example/"></iframe>'
 )
+
+
+def wait_built(cache: Any, seconds: float, settle: float = 0.0) -> None:
+    """Wait (at most ``seconds``) until a page cache has nothing left to build ahead, then
+    ``settle`` more seconds for a build its worker had already taken off the queue."""
+    deadline = time.monotonic() + seconds
+    while cache.pending() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(settle)
 
 
 def _free_port() -> int:

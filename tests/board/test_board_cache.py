@@ -8,6 +8,7 @@ import time
 from datetime import UTC, datetime
 
 import pytest
+from board_fixtures import wait_built
 from fastapi.testclient import TestClient
 from outcome_store import build_outcome_store
 from sqlalchemy import select
@@ -157,10 +158,7 @@ def test_warm_builds_ahead_of_readers(challenge: ChallengeContext) -> None:
     cache = PageCache(challenge, seconds=60)
     cache.check()
     cache.warm((f"k{i}", lambda tags, i=i: f"page {i}") for i in range(20))
-    deadline = time.monotonic() + 10
-    while cache.pending() and time.monotonic() < deadline:
-        time.sleep(0.02)
-    time.sleep(0.05)
+    wait_built(cache, 10, settle=0.05)
     assert all(cache.peek(f"k{i}") == f"page {i}" for i in range(20))
     assert cache.warmed == 20
     cache.close()
@@ -170,10 +168,7 @@ def test_warmed_board_serves_pages_nobody_asked_for(challenge: ChallengeContext)
     build_outcome_store(challenge)
     app = create_app(challenge, cache_seconds=60, warm=True)
     cache: PageCache = app.state.cache
-    deadline = time.monotonic() + 60
-    while cache.pending() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.2)
+    wait_built(cache, 60, settle=0.2)
     for key in ("home", "paper:P5-contested", "participant:alice", "papers?contested&"):
         assert cache.built_at(key) is not None, key
     assert TestClient(app).get("/healthz").json()["building"] == 0

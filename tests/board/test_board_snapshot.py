@@ -4,9 +4,9 @@ built alone on demand shows: the same records, the same bytes."""
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
+from board_fixtures import wait_built
 from fastapi.testclient import TestClient
 from outcome_store import build_outcome_store
 
@@ -70,9 +70,7 @@ def test_pages_built_ahead_are_the_pages_built_on_demand(challenge: ChallengeCon
     _rich(challenge)
     warm = create_app(challenge, cache_seconds=60, warm=True)
     cache: PageCache = warm.state.cache
-    deadline = time.monotonic() + 60
-    while cache.pending() and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_built(cache, 60)
     assert cache.pending() == 0
     cold = TestClient(create_app(challenge, cache_seconds=0))
     books, people = _ids(challenge)
@@ -119,10 +117,7 @@ def test_a_change_during_a_fill_is_not_stored_stale(challenge: ChallengeContext)
         yield "c", lambda tags: "c again", {"paper:3"}, "c from the fill"
 
     assert cache.fill(produce(), total=3) == 2
-    deadline = time.monotonic() + 10
-    while cache.pending() and time.monotonic() < deadline:
-        time.sleep(0.02)
-    time.sleep(0.05)
+    wait_built(cache, 10, settle=0.05)
     assert cache.peek("a") == "a from the fill"
     assert cache.peek("b") == "b again"  # built alone after the change
     assert cache.peek("c") == "c from the fill"
