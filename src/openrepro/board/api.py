@@ -296,14 +296,13 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
         person = get_participant(ctx, participant).id if participant else None
         public = not who.is_organizer
         if data is not None and public and paper_id is None and person is None and logbook is None:
-            cells = data.verdicts()  # the whole challenge's, cached like the paper list
+            cells, keys = data.verdicts()  # the whole challenge's, cached like the paper list
         else:
             cells = sorted(board_data.verdict_cells(ctx, paper_id=paper_id, participant_id=person,
                                                     logbook_id=logbook, public=public),
                            key=board_data.verdict_key)  # fmt: skip
-        page = keyset_page(
-            "verdicts", [board_data.verdict_key(c) for c in cells], cursor or None, limit
-        )
+            keys = [board_data.verdict_key(c) for c in cells]
+        page = keyset_page("verdicts", keys, cursor or None, limit)
         if page.next:
             following = request.url.include_query_params(cursor=page.next)
             response.headers["Link"] = f'<{following}>; rel="next"'

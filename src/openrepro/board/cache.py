@@ -613,13 +613,15 @@ class Aggregates:
         rows = self._get("rows", lambda: board_data.rows_by_filter(self.outcomes(), self.pending()))
         return rows[status]
 
-    def verdicts(self) -> list[board_data.VerdictCell]:
+    def verdicts(self) -> tuple[list[board_data.VerdictCell], list[tuple[str, int, str]]]:
         """Every current verdict readers may see, in the verdict list's order (paper, claim,
-        participant)."""
-        return self._get(
-            "verdicts",
-            lambda: sorted(board_data.verdict_cells(self.ctx), key=board_data.verdict_key),
-        )
+        participant), with its keyset-pagination keys (one value, so the two always agree)."""
+
+        def build() -> tuple[list[board_data.VerdictCell], list[tuple[str, int, str]]]:
+            cells = sorted(board_data.verdict_cells(self.ctx), key=board_data.verdict_key)
+            return cells, [board_data.verdict_key(c) for c in cells]
+
+        return self._get("verdicts", build)
 
     def paper_keys(self, status: str) -> list[tuple[str]]:
         """The keyset-pagination keys of :meth:`paper_rows` (their venue ids)."""

@@ -168,8 +168,7 @@ def build_board_site(
     url1 = StaticUrls(1)
     queue = board_data.recheck_entries(ctx)
     pending = board_data.unsettled_papers(queue)
-    for status in board_data.PAPER_FILTERS:
-        rows = board_data.paper_rows(ctx, status=status, outcomes=outcomes, pending=pending)
+    for status, rows in board_data.rows_by_filter(outcomes, pending).items():
         pages = max(1, -(-len(rows) // PAGE_SIZE))
         for page in range(1, pages + 1):
             shown, _ = page_slice(rows, page)

@@ -63,6 +63,7 @@ class Snapshot:
         self.stats = stats if stats is not None else compute_stats(ctx, public=True)
         self.outcomes = outcomes if outcomes is not None else paper_outcomes(ctx, public=True)
         self._outcome = {o.paper: o for o in self.outcomes}
+        self._credit = {c.handle: c for c in self.stats.credit}
         cid = ctx.challenge_id
         with ctx.store.session() as session:
             self.details = paper_details(session, cid)
@@ -162,7 +163,7 @@ class Snapshot:
         if row is None:
             raise NotFoundError(f"no participant {handle!r}")
         _pid, _, name, team, role, team_confirmed = row
-        mine = self._credit().get(handle)
+        mine = self._credit.get(handle)
         return ParticipantData(
             handle=handle, name=name, team=team, role=role,
             logbooks=list(self._books_of_person.get(handle, [])),
@@ -171,11 +172,6 @@ class Snapshot:
             credit=mine.credit if mine else 0, verified=mine.verified if mine else 0,
             falsified=mine.falsified if mine else 0, jobs=list(self._jobs_of.get(handle, [])),
         )  # fmt: skip
-
-    def _credit(self) -> dict[str, Any]:
-        if not hasattr(self, "_credit_by"):
-            self._credit_by = {c.handle: c for c in self.stats.credit}
-        return self._credit_by
 
     # -- ids, for iterating -------------------------------------------------------------------
 
