@@ -8,15 +8,21 @@ than guessed. The judge later compares a logbook's measured values and scale wit
 from __future__ import annotations
 
 import re
+from typing import ClassVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 __all__ = [
+    "NUMBER_WORDS",
     "NumberMention",
+    "PowerMention",
     "ReportedValue",
     "Scale",
+    "find_count_words",
     "find_numbers",
+    "find_powers",
     "parse_number",
+    "parse_power",
     "parse_scale",
     "parse_values",
 ]
@@ -104,9 +110,12 @@ class NumberMention(BaseModel):
     end: int = 0
 
 
-# A number with an optional exponent (1.01e4, 5e7, 10^5, 10^{-3}, 2 x 10^5) and unit.
-_EXP = r"(?:[eE][-+]?\d+|\s?[x\u00d7*]\s?10\^\{?[-+\u2212]?\d+\}?)"
-_POW10 = r"10\^\{?[-+\u2212]?\d+\}?"
+# A number with an optional exponent (1.01e4, 5e7, 10^5, 10^{-3}, 10⁶, 2 x 10^5) and unit.
+_SUPERSCRIPTS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b\u207a"
+_SUPER = str.maketrans(_SUPERSCRIPTS, "0123456789-+")
+_SUP_EXP = "[\u207b\u207a]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+"
+_POW10 = rf"10(?:\^\{{?[-+\u2212]?\d+\}}?|{_SUP_EXP})"
+_EXP = rf"(?:[eE][-+]?\d+|\s?[x\u00d7*]\s?{_POW10})"
 _MENTION = re.compile(
     rf"(?:(?<![\w.\-/^])|(?<=\d-)|(?<=\d\u2013))(?P<num>{_POW10}|(?:{_NUM}|[-+\u2212]?\.\d+){_EXP}?)"
     rf"(?:\s?(?P<unit>{_UNIT}|k\b))?(?!,\d)(?![\w-]*-[A-Za-z])(?!\w)",
@@ -118,6 +127,7 @@ def parse_number(text: str) -> float:
     """The value of one number as written (``1,024``, ``\u22120.5``, ``1.01e4``, ``10^5``,
     ``2 x 10^5``); raises ValueError when ``text`` is not one number."""
     cleaned = text.strip().replace(",", "").replace("\u2212", "-").replace("{", "").replace("}", "")
+    cleaned = re.sub(f"10({_SUP_EXP})$", lambda m: "10^" + m.group(1).translate(_SUPER), cleaned)
     power = re.fullmatch(r"(?:(?P<m>[-+]?\d*\.?\d+)\s?[x\u00d7*]\s?)?10\^(?P<e>[-+]?\d+)", cleaned)
     if power:
         mantissa = float(power.group("m")) if power.group("m") else 1.0
@@ -133,7 +143,12 @@ def find_numbers(sentence: str) -> list[NumberMention]:
     grounded when they are among these (:mod:`openrepro.claims.checks.grounding`).
     """
     found: list[NumberMention] = []
+    # a number inside a rate or a power of a variable ("1" in "O(1/T)", "-1" in "T^{-1/2}") is
+    # part of that expression, not a number the sentence states (find_powers reads those)
+    inside = _expression_spans(sentence)
     for match in _MENTION.finditer(sentence):
+        if any(a <= match.start("num") < b for a, b in inside):
+            continue
         raw, unit = match.group("num"), (match.group("unit") or "")
         try:
             value = parse_number(raw)
@@ -152,6 +167,297 @@ def find_numbers(sentence: str) -> list[NumberMention]:
             )
         )
     return found
+
+
+# -- powers and rates ------------------------------------------------------------------------
+
+
+class PowerMention(BaseModel):
+    """A rate or a power of a variable as a sentence writes it: ``O(1/T)``, ``Θ(1/k²)``,
+    ``O(\\sqrt{T})``, ``O(log T / T)``, ``T^{-1/2}``, ``d³``, ``1/k^2``.
+
+    ``powers`` maps each variable to its exponent (``1/k^2`` -> ``{"k": -2}``), ``logs`` each
+    variable to the power of its logarithm (``log T / T`` -> ``{"T": 1}``); constant factors are
+    left out (``O(2/T)`` is ``O(1/T)``). ``order`` is the asymptotic bound around it: ``O`` (at
+    most of that order; ``Õ`` and ``\\mathcal{O}`` too), ``Theta``, ``Omega``, or ``""`` for a
+    bare power.
+    """
+
+    text: str
+    order: str = ""
+    powers: dict[str, float] = Field(default_factory=dict)
+    logs: dict[str, float] = Field(default_factory=dict)
+    start: int = 0
+    end: int = 0
+
+    def _of(self, table: dict[str, float], symbol: str) -> float | None:
+        if symbol:
+            if symbol in self.powers or symbol in self.logs or not (self.powers or self.logs):
+                return table.get(symbol, 0.0)
+            return None  # the expression is about other variables
+        variables = set(self.powers) | set(self.logs)
+        if len(variables) > 1:
+            return None  # which variable's exponent? the check names its symbol
+        return table.get(next(iter(variables)), 0.0) if variables else 0.0
+
+    def exponent(self, symbol: str = "") -> float | None:
+        """The exponent of ``symbol`` (of the only variable when ``""``; 0 for ``O(1)`` or
+        ``O(log T)``), or None when the expression does not say."""
+        return self._of(self.powers, symbol)
+
+    def log_power(self, symbol: str = "") -> float | None:
+        """The power of ``log symbol`` (0 when there is no logarithm), like :meth:`exponent`."""
+        return self._of(self.logs, symbol)
+
+
+_GREEK = {
+    "alpha": "\u03b1", "beta": "\u03b2", "gamma": "\u03b3", "delta": "\u03b4",
+    "epsilon": "\u03b5", "varepsilon": "\u03b5", "eta": "\u03b7", "kappa": "\u03ba",
+    "lambda": "\u03bb", "mu": "\u03bc", "rho": "\u03c1", "sigma": "\u03c3", "tau": "\u03c4",
+    "theta": "\u03b8", "phi": "\u03c6",
+}  # fmt: skip
+_FRACTION = re.compile(r"[-+]?\d+(?:\.\d+)?(?:/\d+(?:\.\d+)?)?")
+_TOKEN = re.compile(
+    r"\s+|\\[,;!]|\\[A-Za-z]+|[A-Za-z]{2,}|\d+(?:\.\d+)?"
+    r"|[A-Za-z\u03b1-\u03c9](?:_\{\w+\}|_\w)?"
+    rf"|{_SUP_EXP}|[\^*/()\[\]{{}}\u221a\u00b7\u00d7\u2212+\-]"
+)
+_Mono = tuple[dict[str, float], dict[str, float]]
+
+
+class _Unreadable(Exception):
+    pass
+
+
+def _tokens(text: str) -> list[str]:
+    out: list[str] = []
+    position = 0
+    while position < len(text):
+        match = _TOKEN.match(text, position)
+        if match is None:
+            raise _Unreadable(text[position:])
+        token = match.group(0)
+        position = match.end()
+        if token.isspace() or token in {"\\left", "\\right", "\\,", "\\;", "\\!", "\\big"}:
+            continue
+        out.append(token)
+    return out
+
+
+def _times(a: _Mono, b: _Mono) -> _Mono:
+    powers, logs = dict(a[0]), dict(a[1])
+    for k, v in b[0].items():
+        powers[k] = powers.get(k, 0.0) + v
+    for k, v in b[1].items():
+        logs[k] = logs.get(k, 0.0) + v
+    return {k: v for k, v in powers.items() if v}, {k: v for k, v in logs.items() if v}
+
+
+def _raised(a: _Mono, e: float) -> _Mono:
+    return {k: v * e for k, v in a[0].items()}, {k: v * e for k, v in a[1].items()}
+
+
+class _Reader:
+    """A recursive-descent reader of a product of powers, roots, fractions and logarithms."""
+
+    _CLOSE: ClassVar[dict[str, str]] = {"(": ")", "{": "}", "[": "]"}
+    _TIMES: ClassVar[set[str]] = {"*", "\u00b7", "\u00d7", "\\cdot", "\\times"}
+
+    def __init__(self, text: str) -> None:
+        self.t = _tokens(text)
+        self.i = 0
+
+    def peek(self) -> str:
+        return self.t[self.i] if self.i < len(self.t) else ""
+
+    def take(self, expected: str | None = None) -> str:
+        token = self.peek()
+        if not token or (expected is not None and token != expected):
+            raise _Unreadable(token)
+        self.i += 1
+        return token
+
+    def expr(self) -> _Mono:
+        mono = self.term()
+        while self.peek() and self.peek() not in {")", "}", "]"}:
+            token = self.peek()
+            if token in self._TIMES:
+                self.take()
+                mono = _times(mono, self.term())
+            elif token == "/":
+                self.take()
+                mono = _times(mono, _raised(self.term(), -1.0))
+            elif token in {"+", "-", "\u2212"}:
+                raise _Unreadable("a sum has no single order")
+            else:
+                mono = _times(mono, self.term())  # juxtaposition: "T log T"
+        return mono
+
+    def term(self) -> _Mono:
+        base = self.factor()
+        token = self.peek()
+        if token == "^":
+            self.take()
+            return _raised(base, self.exponent())
+        if token and token[0] in _SUPERSCRIPTS:
+            self.take()
+            return _raised(base, float(token.translate(_SUPER)))
+        return base
+
+    def exponent(self) -> float:
+        token = self.take()
+        if token in self._CLOSE:
+            inner: list[str] = []
+            while self.peek() != self._CLOSE[token]:
+                inner.append(self.take())
+            self.take()
+            text = "".join(inner).replace("\u2212", "-")
+        else:
+            text = token
+            if token in {"-", "+", "\u2212"}:
+                text = token.replace("\u2212", "-") + self.take()
+        if not _FRACTION.fullmatch(text):
+            raise _Unreadable(text)
+        numerator, _, denominator = text.partition("/")
+        return float(numerator) / (float(denominator) if denominator else 1.0)
+
+    def group(self) -> _Mono:
+        opening = self.take()
+        if opening not in self._CLOSE:
+            raise _Unreadable(opening)
+        mono = self.expr()
+        self.take(self._CLOSE[opening])
+        return mono
+
+    def factor(self) -> _Mono:
+        token = self.peek()
+        if token in self._CLOSE:
+            return self.group()
+        self.take()
+        if re.fullmatch(r"\d+(?:\.\d+)?", token):
+            return {}, {}  # a constant factor
+        if token in {"\\sqrt", "\u221a"}:
+            if token == "\\sqrt" and self.peek() == "[":
+                raise _Unreadable("an n-th root")
+            return _raised(self.group() if token == "\\sqrt" else self.factor(), 0.5)
+        if token == "\\frac":
+            return _times(self.group(), _raised(self.group(), -1.0))
+        if token in {"log", "ln", "\\log", "\\ln"}:
+            power = 1.0
+            if self.peek() == "^":
+                self.take()
+                power = self.exponent()
+            argument = self.term()
+            variables = set(argument[0]) | set(argument[1])
+            if argument[1] or len(variables) > 1:
+                raise _Unreadable("the logarithm of a product")
+            return {}, {v: power for v in variables}
+        if token.startswith("\\") and token[1:] in _GREEK:
+            return {_GREEK[token[1:]]: 1.0}, {}
+        if re.fullmatch(r"[A-Za-z\u03b1-\u03c9](?:_\{\w+\}|_\w)?", token):
+            return {token.replace("{", "").replace("}", ""): 1.0}, {}
+        raise _Unreadable(token)
+
+
+def parse_power(text: str) -> tuple[dict[str, float], dict[str, float]] | None:
+    """The powers and log powers of ``text`` read as one product (``log T / T`` ->
+    ``({"T": -1}, {"T": 1})``), or None when it is not one (a sum, a word, an unknown command)."""
+    try:
+        reader = _Reader(text)
+        if not reader.t:
+            return None
+        mono = reader.expr()
+        if reader.i != len(reader.t):
+            return None
+        return mono
+    except (_Unreadable, ValueError, ZeroDivisionError):
+        return None
+
+
+_ORDER = re.compile(
+    r"(?:(?<![A-Z0-9_\\])(?P<o>\\mathcal\{O\}|\\mathcal O|\\tilde\{O\}|\\widetilde\{O\}|O|\u00d5)"
+    r"|(?P<g>\\Theta|\\Omega|\u0398|\u03a9))\s*(?:\\left|\\big|\\Big)?\s*\("
+)
+_VAR = r"(?:[A-Za-z\u03b1-\u03c9](?:_\{\w+\}|_\w)?)"
+_EXPONENT = (
+    r"(?:\^\{\s*[-+\u2212]?\d+(?:\.\d+)?(?:/\d+)?\s*\}|\^\([-+\u2212]?\d+(?:\.\d+)?(?:/\d+)?\)"
+    rf"|\^[-+\u2212]?\d+(?:\.\d+)?|{_SUP_EXP})"
+)
+_POWER = rf"(?:{_VAR}{_EXPONENT}|\\sqrt\{{\s*{_VAR}\s*\}}|\u221a\s?{_VAR})"
+_BARE_POWER = re.compile(
+    rf"(?<![\w\\^/])(?:\d+(?:\.\d+)?\s?/\s?(?:{_POWER}|{_VAR}(?![\w^{{(]))|{_POWER})(?![\w^])"
+)
+
+
+def _order_spans(sentence: str) -> list[tuple[str, int, int, str]]:
+    """(order, start, end, inner text) of each ``O(...)``, ``Θ(...)``, ``Ω(...)``."""
+    spans: list[tuple[str, int, int, str]] = []
+    for match in _ORDER.finditer(sentence):
+        greek = match.group("g")
+        order = "O" if not greek else ("Theta" if greek in {"\\Theta", "\u0398"} else "Omega")
+        depth, end = 1, match.end()
+        while end < len(sentence) and depth:
+            depth += {"(": 1, ")": -1}.get(sentence[end], 0)
+            end += 1
+        if depth:
+            continue
+        spans.append((order, match.start(), end, sentence[match.end() : end - 1]))
+    return spans
+
+
+def find_powers(sentence: str) -> list[PowerMention]:
+    """Every rate (``O(1/T)``, ``Θ(1/k²)``, ``Ω(n^2)``, ``O(\\sqrt{T})``, ``O(log T / T)``) and
+    bare power of a variable (``k^2``, ``1/k^2``, ``d³``, ``T^{-1/2}``, ``\\sqrt{T}``, ``1/T``)
+    that ``sentence`` states, in order (see :class:`PowerMention`). Powers of ten (``10^6``,
+    ``10⁶``) are numbers: :func:`find_numbers` reads them."""
+    found: list[PowerMention] = []
+    taken: list[tuple[int, int]] = []
+    for order, start, end, inner in _order_spans(sentence):
+        taken.append((start, end))
+        mono = parse_power(inner.replace("\\right", ""))
+        if mono is not None:
+            text = sentence[start:end]
+            found.append(PowerMention(text=text, order=order, powers=mono[0], logs=mono[1],
+                                      start=start, end=end))  # fmt: skip
+    for match in _BARE_POWER.finditer(sentence):
+        if any(a <= match.start() < b for a, b in taken):
+            continue
+        mono = parse_power(match.group(0))
+        if mono is not None:
+            found.append(PowerMention(text=match.group(0), powers=mono[0], logs=mono[1],
+                                      start=match.start(), end=match.end()))  # fmt: skip
+    return sorted(found, key=lambda m: m.start)
+
+
+def _expression_spans(sentence: str) -> list[tuple[int, int]]:
+    """Where rates and powers of variables are written (read or not): their numbers are theirs."""
+    spans = [(start, end) for _, start, end, _ in _order_spans(sentence)]
+    spans += [(m.start, m.end) for m in find_powers(sentence)]
+    return spans
+
+
+#: number words a claim counts settings with ("across four datasets", "both tasks")
+NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
+    "both": 2,
+}  # fmt: skip
+_COUNT_WORD = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
+
+
+def find_count_words(sentence: str) -> list[NumberMention]:
+    """The counts ``sentence`` writes as words ("four datasets", "both settings"): what a
+    quantifier's ``count`` may be grounded in besides :func:`find_numbers`' numbers."""
+    return [
+        NumberMention(
+            text=m.group(0),
+            value=float(NUMBER_WORDS[m.group(0).lower()]),
+            start=m.start(),
+            end=m.end(),
+        )
+        for m in _COUNT_WORD.finditer(sentence)
+    ]
 
 
 def _metric_near(sentence: str, start: int, end: int, reach: int = 60) -> str:

@@ -71,6 +71,7 @@ a quantity bound to plain seeds (no sweep) counts as the same at every ``x``.
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
@@ -85,6 +86,7 @@ from openrepro.claims.checks.records import (
     Constant,
     Direction,
     GrowthLaw,
+    Order,
     Relation,
     Trend,
 )
@@ -126,6 +128,17 @@ RULES: dict[str, str] = {
     "U3": "holds at every point of a finite domain",
     "U4": "universal statement undecided",
     "U5": "a value of the enumerated domain was not measured",
+    "U6": "holds at as many settings as the claim counts",
+    "U7": "fails at more settings than the claim allows",
+    "O1": "fitted exponent within the claimed order",
+    "O2": "fitted exponent outside the claimed order",
+    "O3": "fitted exponent undecided against the claimed order",
+    "M1": "rank test: monotone in the claimed direction",
+    "M2": "rank test: monotone against the claimed direction",
+    "M3": "not monotone: a step against the claimed direction, or slope and ranks disagree",
+    "I1": "every residual within the tolerance",
+    "I2": "residual confidently above the tolerance",
+    "I3": "residual undecided against the tolerance",
     "X1": "an instance verifies it",
     "X2": "no instance found",
     "A1": "a part is falsified",
@@ -552,6 +565,30 @@ def _xy(b: Bound) -> tuple[list[float], list[float]] | None:
         return None
 
 
+def _steps_against(
+    check: Check, x: Sequence[float], y: Sequence[float], confidence: float
+) -> list[str]:
+    """Each step between neighbouring sweep points that goes against the claimed direction by
+    more than the tolerance (of the level it leaves), confidently (Welch) where both points
+    have several seeds: what makes a series not monotone."""
+    by_x: dict[float, list[float]] = {}
+    for xi, yi in zip(x, y, strict=True):
+        by_x.setdefault(xi, []).append(yi)
+    rising = check.trend is not Trend.decreasing
+    found: list[str] = []
+    ordered = sorted(by_x)
+    for left, right in itertools.pairwise(ordered):
+        before, after = by_x[left], by_x[right]
+        level = math.fsum(before) / len(before)
+        margin = check.tolerance.margin(level)
+        step = welch_interval(after, before, confidence)  # after - before
+        # rising: a confident fall beyond the margin; falling: a confident rise beyond it
+        against = step.high < -margin if rising else step.low > margin
+        if against:
+            found.append(f"{_label(left)} -> {_label(right)}: {step.estimate:+.4g}")
+    return found
+
+
 def _trend(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evaluation:
     b = bound[check.subject]
     xy = _xy(b)
@@ -587,7 +624,49 @@ def _trend(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evalu
     rho = stats.spearmanr(x, y)
     result.numbers["spearman_rho"] = _finite(rho.statistic)
     result.numbers["p_slope"] = _finite(fit.pvalue)
-    return result
+    # the rank test (Kendall's tau-b of y against x: Mann-Kendall over the sweep) decides a
+    # monotone trend the line does not fit (a fall that flattens out)
+    tau = stats.kendalltau(x, y)
+    tau_value, p_tau = _finite(tau.statistic), float(tau.pvalue)
+    result.numbers["kendall_tau"] = tau_value
+    result.numbers["p_kendall"] = p_tau if math.isfinite(p_tau) else None
+    claimed_sign = 1.0 if check.trend is Trend.increasing else -1.0
+    if math.isfinite(p_tau) and p_tau < 1 - confidence and tau_value != 0:
+        ranks = "holds" if tau_value * claimed_sign > 0 else "fails"
+    else:
+        ranks = "undecided"
+    slope_outcome = {"S1": "holds", "S2": "fails"}.get(result.rule, "undecided")
+    against = _steps_against(check, x, y, confidence)
+    tests = f"{interval.test}; Kendall's tau rank test ({confidence:.0%})"
+    shown = f"tau = {tau_value:.3g} (p = {p_tau:.3g})"
+
+    def outcome(rule: str, verdict: CheckVerdict, detail: str, *flags: str) -> Evaluation:
+        return result.model_copy(
+            update={
+                "rule": rule,
+                "rule_name": RULES[rule],
+                "verdict": verdict,
+                "test": tests,
+                "flags": sorted({*(f for f in result.flags if f != "too_noisy"), *flags}),
+                "detail": f"{result.detail}; {shown}" + (f"; {detail}" if detail else ""),
+            }
+        )
+
+    if {slope_outcome, ranks} == {"holds", "fails"}:
+        return outcome("M3", "inconclusive", "the slope and the ranks disagree", "non_monotone")
+    if "fails" in (slope_outcome, ranks):
+        if slope_outcome == "fails":
+            return outcome("S2", "falsified", "")
+        return outcome("M2", "falsified", "the ranks go against the claimed direction")
+    if "holds" in (slope_outcome, ranks) and against:
+        return outcome(
+            "M3", "inconclusive", "steps against the trend: " + "; ".join(against), "non_monotone"
+        )
+    if slope_outcome == "holds":
+        return outcome("S1", "verified", "")
+    if ranks == "holds":
+        return outcome("M1", "verified", "the ranks are monotone where the line is not decided")
+    return outcome("S3", "inconclusive", "", "too_noisy")
 
 
 _LAWS: dict[GrowthLaw, Any] = {
@@ -615,6 +694,8 @@ def _growth(check: Check, bound: Mapping[str, Bound], confidence: float) -> Eval
         )
     x, y = xy
     law = check.law or GrowthLaw.linear
+    if law is GrowthLaw.exponential:
+        return _exponential(check, b, x, y, confidence)
     logs_y = law in {GrowthLaw.power, GrowthLaw.sublinear}
     if any(v <= 0 for v in x) and law is not GrowthLaw.linear and law is not GrowthLaw.quadratic:
         return _undecided(check, "E4", "nonpositive", "log-scale fits need positive x", [b])
@@ -703,6 +784,228 @@ def _growth(check: Check, bound: Mapping[str, Bound], confidence: float) -> Eval
     )
 
 
+def _fit_log(fx: Sequence[float], ly: Sequence[float], t: float) -> tuple[float, Interval]:
+    """The residual sum of squares of ``ly`` on ``fx`` and the slope with its t interval."""
+    fit = stats.linregress(fx, ly)
+    rss = math.fsum(
+        (yi - (fit.intercept + fit.slope * fi)) ** 2 for fi, yi in zip(fx, ly, strict=True)
+    )
+    se = _stderr(fit.stderr)
+    slope = float(fit.slope)
+    return float(rss), Interval(
+        estimate=slope, low=slope - t * se, high=slope + t * se, n=len(fx), df=len(fx) - 2
+    )
+
+
+def _exponential(
+    check: Check, b: Bound, x: Sequence[float], y: Sequence[float], confidence: float
+) -> Evaluation:
+    """An exponential law ``y = a b^x``: ``log y`` linear in ``x``, compared by AICc (on
+    ``log y``) with a power law (``log y`` linear in ``log x``, where every x > 0) and a
+    constant; the growth rate ``ln b`` must have the claimed sign, a stated base b must lie
+    within the tolerance (rules G1-G3, as for the other laws)."""
+    if any(v <= 0 for v in y):
+        return _undecided(
+            check, "E4", "nonpositive", "an exponential law needs positive values", [b]
+        )
+    n = len(x)
+    t = float(stats.t.ppf(0.5 + confidence / 2, max(n - 2, 1)))
+    ly = [math.log(v) for v in y]
+    mean_ly = math.fsum(ly) / n
+    scores: dict[str, float] = {
+        GrowthLaw.constant.value: _aicc(math.fsum((v - mean_ly) ** 2 for v in ly), n, 1)
+    }
+    rss, rate = _fit_log(x, ly, t)
+    scores[GrowthLaw.exponential.value] = _aicc(rss, n, 2)
+    if all(v > 0 for v in x):
+        rss_power, _ = _fit_log([math.log(v) for v in x], ly, t)
+        scores[GrowthLaw.power.value] = _aicc(rss_power, n, 2)
+    falling = check.trend is Trend.decreasing
+    rate_outcome = _decide(
+        rate, _region(Comparator.lt if falling else Comparator.gt, 0.0, 0.0, None, 0.0)
+    )
+    base = Interval(
+        estimate=math.exp(rate.estimate),
+        low=math.exp(max(min(rate.low, 700.0), -700.0)),
+        high=math.exp(max(min(rate.high, 700.0), -700.0)),
+        n=n,
+        df=n - 2,
+    )
+    if check.constant is not None and rate_outcome != "fails":
+        c = check.constant.value
+        stated = _decide(base, _region(Comparator.eq, c, check.tolerance.margin(c), None, 0.0))
+        rate_outcome = stated if stated != "holds" else rate_outcome
+    claimed = scores[GrowthLaw.exponential.value]
+    best_rival = min(v for k, v in scores.items() if k != GrowthLaw.exponential.value)
+    if claimed + AIC_MARGIN <= best_rival and rate_outcome == "holds":
+        rule, verdict = "G1", "verified"
+    elif best_rival + AIC_MARGIN <= claimed or rate_outcome == "fails":
+        rule, verdict = "G2", "falsified"
+    else:
+        rule, verdict = "G3", "inconclusive"
+    numbers: dict[str, float | int | str | None] = {f"aicc_{k}": v for k, v in scores.items()}
+    numbers.update(
+        {
+            "n": n,
+            "rate": rate.estimate,
+            "rate_low": rate.low,
+            "rate_high": rate.high,
+            "base": base.estimate,
+            "base_low": base.low,
+            "base_high": base.high,
+        }
+    )
+    winner = min(scores, key=lambda k: scores[k])
+    return Evaluation(
+        verdict=verdict,
+        rule=rule,
+        rule_name=RULES[rule],
+        relation=check.relation,
+        description=check.describe(),
+        numbers=numbers,
+        bound=[b],
+        flags=["too_noisy"] if rule == "G3" else [],
+        test="least-squares fits of log y: exponential (on x), power (on log x), constant, "
+        "compared by AICc; growth rate ln(base) with its t interval "
+        f"({confidence:.0%})",
+        detail=f"best fit: {winner}; claimed: exponential; base {base.estimate:.4g} "
+        f"[{base.low:.4g}, {base.high:.4g}]"
+        + ("" if rate_outcome == "holds" else "; the fitted rate is off (sign or stated base)"),
+    )
+
+
+def _rate(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evaluation:
+    """An asymptotic rate: the exponent ``p`` of the log-log least-squares fit of the subject
+    over the sweep (``log y - q log log x`` on ``log x`` for a log factor ``log^q x``), with its
+    t interval, against the claimed order: ``O`` holds when ``p <= exponent + margin`` (a faster
+    decay holds too), ``Omega`` when ``p >= exponent - margin``, ``Theta`` within the margin on
+    both sides; the negation is the interval wholly outside (rules O1-O3)."""
+    assert check.rate is not None
+    b = bound[check.subject]
+    xy = _xy(b)
+    if xy is None or len(set(xy[0])) < 3:
+        return _undecided(
+            check, "E5", "too_few_points", "a rate needs a sweep with at least 3 numeric x values",
+            [b],
+        )  # fmt: skip
+    x, y = xy
+    rate = check.rate
+    q = rate.log_exponent.value if rate.log_exponent is not None else 0.0
+    if any(v <= 0 for v in x) or (q and any(v <= 1 for v in x)):
+        why = "a rate's log-log fit needs x > 0" + (" (x > 1 with a log factor)" if q else "")
+        return _undecided(check, "E4", "nonpositive", why, [b])
+    if any(v <= 0 for v in y):
+        return _undecided(
+            check, "E4", "nonpositive",
+            "a rate's log-log fit needs positive values (log an error's magnitude)", [b],
+        )  # fmt: skip
+    lx = [math.log(v) for v in x]
+    ly = [math.log(yi) - q * math.log(math.log(xi)) for xi, yi in zip(x, y, strict=True)]
+    n = len(x)
+    t = float(stats.t.ppf(0.5 + confidence / 2, max(n - 2, 1)))
+    _, interval = _fit_log(lx, ly, t)
+    interval = interval.model_copy(
+        update={"test": f"log-log least squares, exponent t interval ({confidence:.0%})"}
+    )
+    a, margin = rate.exponent.value, check.exponent_margin()
+    op = {Order.O: Comparator.le, Order.Omega: Comparator.ge, Order.Theta: Comparator.eq}[
+        rate.order
+    ]
+    region = _region(op, a, margin, None, 0.0)
+    outcome = _decide(interval, region)
+    rule = {"holds": "O1", "fails": "O2", "undecided": "O3"}[outcome]
+    verdict: CheckVerdict = {"O1": "verified", "O2": "falsified"}.get(  # type: ignore[assignment]
+        rule, "inconclusive"
+    )
+    meaning = {
+        Order.O: "a decay at least as fast (growth at most as fast) holds",
+        Order.Omega: "a growth at least as fast (decay at most as fast) holds",
+        Order.Theta: "the exponent must match on both sides",
+    }[rate.order]
+    return Evaluation(
+        verdict=verdict,
+        rule=rule,
+        rule_name=RULES[rule],
+        relation=check.relation,
+        description=check.describe(),
+        test=interval.test,
+        numbers={
+            "exponent": interval.estimate,
+            "low": interval.low,
+            "high": interval.high,
+            "n": n,
+            "df": interval.df,
+            "claimed_exponent": a,
+            "log_exponent": q,
+            "margin": margin,
+            "region_low": region[0] if math.isfinite(region[0]) else None,
+            "region_high": region[1] if math.isfinite(region[1]) else None,
+        },
+        flags=["too_noisy"] if rule == "O3" else [],
+        bound=[b],
+        detail=f"fitted exponent of {check.subject} in {check.sweep or 'x'} = "
+        f"{interval.estimate:.4g} [{interval.low:.4g}, {interval.high:.4g}]; claimed "
+        f"{rate.describe()}: exponent in [{region[0]:.4g}, {region[1]:.4g}] ({meaning})",
+    )
+
+
+def _identity(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evaluation:
+    """A numerical identity: every residual's magnitude at most the tolerance (I1); at some
+    sweep point (or among the seeds) every residual above it, and their mean's t interval too
+    (a single value: the value decides, flag ``single_seed``) (I2); otherwise undecided (I3)."""
+    b = bound[check.subject]
+    tol = check.identity_tolerance()
+    groups: dict[str, list[float]] = {}
+    if b.points:
+        for x, yv in b.points:
+            groups.setdefault(_label(x), []).append(abs(yv))
+    else:
+        groups[""] = [abs(v) for v in b.seeds]
+    values = [v for vs in groups.values() for v in vs]
+    worst = max(values)
+    numbers: dict[str, float | int | str | None] = {
+        "max_residual": worst,
+        "tolerance": tol,
+        "n": len(values),
+    }
+    flags: list[str] = []
+    above = ""
+    for where, vs in groups.items():
+        if not all(v > tol for v in vs):
+            continue
+        interval = mean_interval(vs, confidence)
+        if interval.single or interval.low > tol:
+            above = where or "the seeds"
+            numbers.update({"estimate": interval.estimate, "low": interval.low})
+            if interval.single:
+                flags.append("single_seed")
+            break
+    if worst <= tol:
+        rule, verdict = "I1", "verified"
+        detail = f"max |{check.subject}| = {worst:.3g} <= {tol:.3g}"
+    elif above:
+        rule, verdict = "I2", "falsified"
+        where = f" at {check.sweep or 'x'} = {above}" if above != "the seeds" else ""
+        detail = f"|{check.subject}|{where} above {tol:.3g} (max {worst:.3g})"
+    else:
+        rule, verdict = "I3", "inconclusive"
+        detail = f"some residuals above {tol:.3g} (max {worst:.3g}), not confidently"
+        flags.append("too_noisy")
+    return Evaluation(
+        verdict=verdict,
+        rule=rule,
+        rule_name=RULES[rule],
+        relation=check.relation,
+        description=check.describe(),
+        test=f"largest residual against the tolerance; one-sample t interval ({confidence:.0%}) "
+        "where every residual exceeds it",
+        numbers=numbers,
+        flags=flags,
+        bound=[b],
+        detail=detail,
+    )
+
+
 def _combine(check: Check, parts: list[Evaluation], bound: list[Bound]) -> Evaluation:
     verdicts = [p.verdict for p in parts]
     if "falsified" in verdicts:
@@ -748,9 +1051,54 @@ def _in_domain(x: X, domain: Sequence[Constant]) -> bool:
     return any(math.isclose(x, c.value, rel_tol=1e-9, abs_tol=1e-12) for c in domain)
 
 
-def _unmeasured(check: Check, xs: Sequence[X]) -> list[Constant]:
-    """The values of a for_all's enumerated ``domain`` that no sweep point measured."""
-    return [c for c in check.domain if not any(_in_domain(x, [c]) for x in xs)]
+def _setting(name: str) -> str:
+    """A setting's name as compared: case, spaces and punctuation aside ("CIFAR-10" = "cifar10")."""
+    return "".join(ch for ch in name.lower() if ch.isalnum())
+
+
+def _in_labels(x: X, labels: Sequence[str]) -> bool:
+    return _setting(_label(x)) in {_setting(label) for label in labels}
+
+
+def _unmeasured(check: Check, xs: Sequence[X]) -> list[str]:
+    """The values (as the quote writes them) of a for_all's enumerated ``domain`` or
+    ``labels`` that no sweep point measured."""
+    missing = [c.text for c in check.domain if not any(_in_domain(x, [c]) for x in xs)]
+    return missing + [
+        label for label in check.labels if not any(_in_labels(x, [label]) for x in xs)
+    ]
+
+
+def _counted(
+    check: Check, parts: Sequence[Evaluation], xs: Sequence[X]
+) -> tuple[str, CheckVerdict, str, list[str]]:
+    """A for_all that counts its settings ("across four datasets", "in 9 of 10 tasks"): the
+    claim's ``count`` n settings (the measured ones when they are n or fewer: with more, the
+    extra ones might not be the claim's, so they are discounted), ``at_least`` k of them (all
+    n when unset) must hold; more than n - k failing refutes it."""
+    named = len(check.labels) + len(check.domain)
+    n = int(check.count.value) if check.count is not None else (named or None)
+    m = len(parts)
+    k = int(check.at_least.value) if check.at_least is not None else (n or m)
+    extra = max(m - n, 0) if n is not None else 0
+    held = sum(p.verdict == "verified" for p in parts)
+    failed = sum(p.verdict == "falsified" for p in parts)
+    what = check.sweep or "setting"
+    counted = f"{held} of {m} measured hold, {failed} fail"
+    if n is not None and failed - extra > n - k:
+        where = ", ".join(p.at for p in parts if p.verdict == "falsified")
+        return "U7", "falsified", f"{counted}; the claim allows at most {n - k} of {n} to fail " \
+            f"(fails at {what} = {where})", []  # fmt: skip
+    if held - extra >= k and not (n is not None and check.at_least is None and m < n):
+        return "U6", "verified", f"{counted}; the claim needs {k}" + (f" of {n}" if n else ""), []
+    if n is not None and m < n and failed == 0:
+        return (
+            "U5",
+            "inconclusive",
+            f"{counted}; only {m} of the claim's {n} {what}s measured",
+            ["incomplete"],
+        )
+    return "U4", "inconclusive", f"{counted}; the claim needs {k}" + (f" of {n}" if n else ""), []
 
 
 def _quantified(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evaluation:
@@ -759,6 +1107,8 @@ def _quantified(check: Check, bound: Mapping[str, Bound], confidence: float) -> 
     xs = _sweep_points(inner, bound)
     if check.domain:  # a point outside the claim's enumerated domain neither holds nor refutes
         xs = [x for x in xs if _in_domain(x, check.domain)]
+    if check.labels:  # likewise for named settings
+        xs = [x for x in xs if _in_labels(x, check.labels)]
     used = [bound[q.name] for q in inner.all_quantities() if q.name in bound]
     if not xs:
         return _undecided(
@@ -778,15 +1128,32 @@ def _quantified(check: Check, bound: Mapping[str, Bound], confidence: float) -> 
         parts.append(_evaluate(inner, local, confidence).model_copy(update={"at": _label(x)}))
     verdicts = [p.verdict for p in parts]
     flags = sorted({f for p in parts for f in p.flags})
-    if check.relation is Relation.for_all:
+    unmeasured = _unmeasured(check, xs) if check.relation is Relation.for_all else []
+    if check.relation is Relation.for_all and (check.count or check.at_least) and not unmeasured:
+        rule, verdict, detail, more = _counted(check, parts, xs)
+        flags += more
+    elif check.relation is Relation.for_all and check.at_least is not None:
+        held = sum(p.verdict == "verified" for p in parts)
+        failed = sum(p.verdict == "falsified" for p in parts)
+        k, n = int(check.at_least.value), len(check.labels) + len(check.domain)
+        if held >= k:
+            rule, verdict, detail = "U6", "verified", f"{held} of the named settings hold"
+        elif failed > n - k:
+            rule, verdict = "U7", "falsified"
+            detail = f"{failed} of the {n} named settings fail; the claim allows {n - k}"
+        else:  # the unmeasured ones might hold or fail
+            rule, verdict = "U5", "inconclusive"
+            detail = f"{held} hold; not measured at " + ", ".join(unmeasured)
+            flags.append("incomplete")
+    elif check.relation is Relation.for_all:
         if "falsified" in verdicts:
             rule, verdict = "U1", "falsified"
             where = next(p.at for p in parts if p.verdict == "falsified")
             detail = f"counterexample at {check.sweep or 'x'} = {where}"
-        elif all(v == "verified" for v in verdicts) and (unmeasured := _unmeasured(check, xs)):
+        elif all(v == "verified" for v in verdicts) and unmeasured:
             rule, verdict = "U5", "inconclusive"
             detail = f"holds at all {len(parts)} points measured, but not measured at " + (
-                ", ".join(f"{check.sweep or 'x'} = {c.text}" for c in unmeasured)
+                ", ".join(f"{check.sweep or 'x'} = {c}" for c in unmeasured)
             )
             flags.append("incomplete")
         elif all(v == "verified" for v in verdicts):
@@ -847,6 +1214,10 @@ def _evaluate(check: Check, bound: Mapping[str, Bound], confidence: float) -> Ev
         return _change(check, bound, confidence)
     if r is Relation.trend:
         return _trend(check, bound, confidence)
+    if r is Relation.rate:
+        return _rate(check, bound, confidence)
+    if r is Relation.identity:
+        return _identity(check, bound, confidence)
     return _growth(check, bound, confidence)
 
 

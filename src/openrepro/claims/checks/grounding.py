@@ -6,7 +6,15 @@ A :class:`~openrepro.claims.checks.records.Constant` is grounded in a quote when
    :func:`openrepro.claims.text.normalize_with_map`: ligatures, whitespace, soft hyphens), and
 2. the quote states a number there (:func:`openrepro.claims.values.find_numbers`, the one
    number reader of the claims) whose value is the constant's ``value``, or its hundredth when
-   the number is a percentage (``"80%"`` grounds 80 and 0.8: a rate may be logged either way).
+   the number is a percentage (``"80%"`` grounds 80 and 0.8: a rate may be logged either way);
+   or a power of a variable there whose exponent is the value
+   (:func:`~openrepro.claims.values.find_powers`: ``"compute^0.5"`` grounds 0.5, ``"1/k²"``
+   grounds -2); or, for a quantifier's ``count`` and ``at_least``, a number word ("four").
+
+A ``rate`` check's exponent and log exponent are read on the rate's own ``symbol``: ``"O(d/√T)"``
+grounds the exponent -0.5 of ``T`` and 1 of ``d``; ``"O(log T / T)"`` grounds the exponent -1 and
+the log exponent 1 of ``T``; ``"O(1)"`` grounds the exponent 0. The ``labels`` of a ``for_all``
+(named settings: "CIFAR-10", "SVHN") must each occur in the quote (case aside).
 
 A check drafted by rules or by a model that fails grounding is no check (the drafters return
 None with the reason); one written by an organizer is refused with a :class:`CheckError`.
@@ -14,11 +22,21 @@ None with the reason); one written by an organizer is refused with a :class:`Che
 
 from __future__ import annotations
 
+import bisect
 import math
+import unicodedata
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from openrepro.claims.checks.records import Check, Constant
 from openrepro.claims.text import normalize_with_map
-from openrepro.claims.values import find_numbers
+from openrepro.claims.values import (
+    NumberMention,
+    PowerMention,
+    find_count_words,
+    find_numbers,
+    find_powers,
+)
 from openrepro.errors import CheckError
 
 __all__ = ["grounding_problems", "is_grounded_constant", "require_grounded"]
@@ -28,26 +46,65 @@ def _close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
 
 
-def is_grounded_constant(constant: Constant, quote: str) -> bool:
-    """Whether ``constant`` is stated in ``quote`` (see the module docstring)."""
+def _number_values(mention: NumberMention) -> list[float]:
+    values = [mention.value, -mention.value]  # "drops by 5" may be written as -5
+    if mention.unit == "%":
+        values += [mention.value / 100, -mention.value / 100]
+    return values
+
+
+def _power_values(mention: PowerMention) -> list[float]:
+    return list(mention.powers.values())
+
+
+def _grounded(
+    constant: Constant,
+    quote: str,
+    readers: list[tuple[Callable[[str], Sequence[Any]], Callable[[Any], Sequence[float | None]]]],
+) -> bool:
     text, _ = normalize_with_map(constant.text)
-    hay, _ = normalize_with_map(quote)
+    hay, where = normalize_with_map(quote)
     text = text.strip()
     if not text:
         return False
+    # mentions read on the normalised quote, and on the quote as written with their offsets
+    # carried over: normalisation (NFKC) turns "10⁶" into "106" and "k²" into "k2"
+    # (superscripts and other number signs: the normalised reading is wrong, so not used)
+    superscripts = any(unicodedata.category(ch) == "No" for ch in quote)
+    found = [] if superscripts else [(m, values) for read, values in readers for m in read(hay)]
+    for read, values in readers:
+        for mention in read(quote):
+            start = bisect.bisect_left(where, mention.start)
+            end = bisect.bisect_left(where, mention.end)
+            found.append((mention.model_copy(update={"start": start, "end": end}), values))
     position = hay.find(text)
     while position >= 0:
-        for mention in find_numbers(hay):
+        for mention, values in found:
             overlaps = mention.start < position + len(text) and position < mention.end
-            if not overlaps:
-                continue
-            values = [mention.value, -mention.value]  # "drops by 5" may be written as -5
-            if mention.unit == "%":
-                values += [mention.value / 100, -mention.value / 100]
-            if any(_close(constant.value, v) for v in values):
+            if overlaps and any(
+                v is not None and _close(constant.value, v) for v in values(mention)
+            ):
                 return True
         position = hay.find(text, position + 1)
     return False
+
+
+def is_grounded_constant(constant: Constant, quote: str, *, counts: bool = False) -> bool:
+    """Whether ``constant`` is stated in ``quote`` (see the module docstring); ``counts``: a
+    number word ("four") grounds it too."""
+    readers: list[
+        tuple[Callable[[str], Sequence[Any]], Callable[[Any], Sequence[float | None]]]
+    ] = [(find_numbers, _number_values), (find_powers, _power_values)]
+    if counts:
+        readers.append((find_count_words, _number_values))
+    return _grounded(constant, quote, readers)
+
+
+def _rate_grounded(constant: Constant, quote: str, symbol: str, *, log: bool) -> bool:
+    def values(mention: PowerMention) -> list[float | None]:
+        return [mention.log_power(symbol) if log else mention.exponent(symbol)]
+
+    return _grounded(constant, quote, [(find_powers, values)])
 
 
 def grounding_problems(check: Check, quote: str | None = None) -> list[str]:
@@ -55,13 +112,35 @@ def grounding_problems(check: Check, quote: str | None = None) -> list[str]:
     check's own ``quote``), as a sentence; empty when the check is grounded."""
     source = check.quote if quote is None else quote
     problems: list[str] = []
-    if check.constants() and not source.strip():
+    labels = [label for node in check.nodes() for label in node.labels]
+    if (check.constants() or labels) and not source.strip():
         return ["the check has constants but no quote to ground them in"]
+    special: dict[int, bool] = {}  # id of a constant -> grounded, for rates and counts
+    for node in check.nodes():
+        for constant in (node.count, node.at_least):
+            if constant is not None:
+                special[id(constant)] = is_grounded_constant(constant, source, counts=True)
+        if node.rate is not None:
+            symbol = node.rate.symbol
+            special[id(node.rate.exponent)] = _rate_grounded(
+                node.rate.exponent, source, symbol, log=False
+            )
+            if node.rate.log_exponent is not None:
+                special[id(node.rate.log_exponent)] = _rate_grounded(
+                    node.rate.log_exponent, source, symbol, log=True
+                )
     for constant in check.constants():
-        if not is_grounded_constant(constant, source):
+        grounded = special.get(id(constant))
+        if grounded is None:
+            grounded = is_grounded_constant(constant, source)
+        if not grounded:
             problems.append(
                 f"constant {constant.value:g} ({constant.text!r}) is not stated in the quote"
             )
+    hay = normalize_with_map(source)[0].lower()
+    for label in labels:
+        if normalize_with_map(label)[0].strip().lower() not in hay:
+            problems.append(f"setting {label!r} is not named in the quote")
     return problems
 
 

@@ -28,6 +28,7 @@ from pydantic import (
     Field,
     SerializerFunctionWrapHandler,
     ValidationError,
+    field_validator,
     model_serializer,
     model_validator,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "DEFAULT_HUMAN_SHARE",
     "DEFAULT_REL_TOL",
     "HUMAN_ANSWERS",
+    "IDENTITY_ABS_TOL",
     "Check",
     "Comparator",
     "Constant",
@@ -49,8 +51,10 @@ __all__ = [
     "GrowthLaw",
     "HumanJudgement",
     "HumanScale",
+    "Order",
     "Origin",
     "Quantity",
+    "Rate",
     "Relation",
     "Tolerance",
     "Trend",
@@ -68,6 +72,9 @@ APPROX_REL_TOL = 0.10
 #: relative tolerance of an approximate difference or ratio ("roughly 5% better", "about 8x")
 APPROX_DIFF_REL_TOL = 0.25
 
+#: the residual an ``identity`` check allows when neither the quote nor an organizer sets one
+IDENTITY_ABS_TOL = 1e-9
+
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
 
@@ -83,6 +90,8 @@ class Relation(StrEnum):
     change = "change"  # baseline (before) -> subject (after), "from 24.3 to 22.8"
     trend = "trend"  # subject monotone over a swept variable ("increases with model size")
     growth = "growth"  # subject grows by a law over a swept variable ("grows linearly")
+    rate = "rate"  # subject is O / Θ / Ω of a power of the swept variable ("decays as O(1/T)")
+    identity = "identity"  # a residual or error is zero up to a tolerance ("the same distribution")
     for_all = "for_all"  # ``inner`` holds at every point of a sweep ("for all batch sizes")
     exists = "exists"  # ``inner`` holds at some point of a sweep ("can incur")
     all_of = "all_of"  # every one of ``parts`` holds
@@ -116,6 +125,15 @@ class GrowthLaw(StrEnum):
     quadratic = "quadratic"  # y = a + b x^2
     power = "power"  # y = a x^p (``constant`` is the exponent p when the paper states one)
     sublinear = "sublinear"  # y = a x^p with p < 1
+    exponential = "exponential"  # y = a b^x (``constant`` is the base b when the paper states one)
+
+
+class Order(StrEnum):
+    """The asymptotic bound of a ``rate`` check on the fitted exponent ``p`` of the sweep."""
+
+    O = "O"  # noqa: E741  at most of that order: p <= exponent (a faster decay also holds)
+    Theta = "Theta"  # exactly of that order: p = exponent, within the tolerance
+    Omega = "Omega"  # at least of that order: p >= exponent
 
 
 class HumanScale(StrEnum):
@@ -181,6 +199,50 @@ class Constant(BaseModel):
 
     value: float
     text: str = Field(min_length=1)
+
+
+_ORDER_NAMES = {
+    "o": Order.O, "big_o": Order.O, "\u00f5": Order.O, "at_most": Order.O,
+    "theta": Order.Theta, "\u03b8": Order.Theta, "\u0398": Order.Theta, "tight": Order.Theta,
+    "omega": Order.Omega, "\u03c9": Order.Omega, "\u03a9": Order.Omega, "at_least": Order.Omega,
+}  # fmt: skip
+
+
+class Rate(BaseModel):
+    """The asymptotic rate of a ``rate`` check: ``order`` of ``symbol`` to the ``exponent``,
+    times ``log(symbol)`` to the ``log_exponent`` ("O(log T / T)": O, T, -1, 1).
+
+    ``exponent`` and ``log_exponent`` are constants: their ``text`` is the expression as the
+    quote writes it (``"1/k²"``, ``"O(1/T)"``, ``"T^{-1/2}"``, ``"log T"``) and grounding reads
+    the power of ``symbol`` there (:func:`openrepro.claims.values.find_powers`). ``symbol`` is
+    the variable as the formula writes it (``"T"``, ``"k"``); the swept variable of the check
+    (``sweep``) is what a logbook logs it as.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    order: Order
+    symbol: str = Field(default="", max_length=24)
+    exponent: Constant
+    log_exponent: Constant | None = None
+
+    @field_validator("order", mode="before")
+    @classmethod
+    def _order_names(cls, value: Any) -> Any:
+        """``"O"``, ``"Theta"``, ``"Omega"``; also ``"Θ"``, ``"Ω"``, ``"big_o"``, any case."""
+        if isinstance(value, str) and value not in {o.value for o in Order}:
+            return _ORDER_NAMES.get(value.strip().lower(), value)
+        return value
+
+    def describe(self) -> str:
+        """``Θ(k^-2)``, ``O(T^-1 log T)``."""
+        sign = {Order.O: "O", Order.Theta: "\u0398", Order.Omega: "\u03a9"}[self.order]
+        x = self.symbol or "x"
+        term = "1" if self.exponent.value == 0 else f"{x}^{self.exponent.value:g}"
+        if self.log_exponent is not None and self.log_exponent.value:
+            power = self.log_exponent.value
+            term += f" log{'' if power == 1 else f'^{power:g}'} {x}"
+        return f"{sign}({term})"
 
 
 class Tolerance(BaseModel):
@@ -261,6 +323,15 @@ class Check(BaseModel):
     #: for_all over an enumerated domain ("for batch sizes 8, 16 and 32"): the sweep values the
     #: claim names, each grounded in the quote; every one must be measured for the claim to hold
     domain: list[Constant] = Field(default_factory=list)
+    #: for_all over named settings ("on CIFAR-10, SVHN and STL-10"): each name as the quote
+    #: writes it (grounded there); every one must be measured, as for ``domain``
+    labels: list[str] = Field(default_factory=list)
+    #: for_all: how many settings the claim quantifies over ("across four datasets": 4)
+    count: Constant | None = None
+    #: for_all: how many of them must hold ("in 9 of 10 tasks": 9 of ``count`` 10)
+    at_least: Constant | None = None
+    #: a ``rate`` check's asymptotic rate
+    rate: Rate | None = None
     inner: Check | None = None
     parts: list[Check] = Field(default_factory=list)
     scale: Scale = Field(default_factory=Scale)
@@ -280,6 +351,11 @@ class Check(BaseModel):
             del data["human"]
         if isinstance(data, dict) and data.get("domain", 0) == []:
             del data["domain"]  # likewise for a check without an enumerated domain
+        if isinstance(data, dict):  # and for the fields of quantifiers and rates
+            for key, empty in (("labels", []), ("count", None), ("at_least", None),
+                               ("rate", None)):  # fmt: skip
+                if key in data and data[key] == empty:
+                    del data[key]
         return data
 
     @model_validator(mode="after")
@@ -330,12 +406,35 @@ class Check(BaseModel):
         return out
 
     def constants(self) -> list[Constant]:
+        """Every number of the check (nested checks included); each must be grounded."""
         return [
             c
             for node in self.nodes()
-            for c in (node.constant, node.upper, *node.domain)
+            for c in (
+                node.constant,
+                node.upper,
+                *node.domain,
+                node.count,
+                node.at_least,
+                *((node.rate.exponent, node.rate.log_exponent) if node.rate else ()),
+            )
             if c is not None
         ]
+
+    def identity_tolerance(self) -> float:
+        """The residual an ``identity`` check allows: the stated ``constant`` ("agree to within
+        1e-6"), else the organizer's ``tolerance.abs``, else :data:`IDENTITY_ABS_TOL`."""
+        if self.constant is not None:
+            return abs(self.constant.value)
+        return self.tolerance.abs if self.tolerance.abs > 0 else IDENTITY_ABS_TOL
+
+    def exponent_margin(self) -> float:
+        """How far a fitted exponent may be from a ``rate`` check's: ``tolerance.abs`` when set,
+        else ``tolerance.rel`` of the exponent's size (at least 1: an ``O(1)`` has a margin)."""
+        if self.tolerance.abs > 0:
+            return self.tolerance.abs
+        size = abs(self.rate.exponent.value) if self.rate is not None else 1.0
+        return self.tolerance.rel * max(size, 1.0)
 
     def for_claim(self, claim_id: str) -> Check:
         """A copy that belongs to ``claim_id``: every quantity keyed ``claims/<id>/<name>``."""
@@ -411,6 +510,8 @@ _NEEDS_BASELINE = {
     Relation.change,
 }
 _LEAF = {
+    Relation.rate,
+    Relation.identity,
     Relation.equal,
     Relation.bound,
     Relation.difference,
@@ -438,9 +539,14 @@ def _problems(check: Check) -> list[str]:
                 problems.append(f"{name!r} is not one of the check's quantities")
         if r in _NEEDS_BASELINE and not check.baselines:
             problems.append(f"{r.value} needs a baseline quantity")
-        if r in {Relation.equal, Relation.bound, Relation.trend, Relation.growth} and (
-            check.baselines
-        ):
+        if r in {
+            Relation.equal,
+            Relation.bound,
+            Relation.trend,
+            Relation.growth,
+            Relation.rate,
+            Relation.identity,
+        } and (check.baselines):
             problems.append(f"{r.value} compares a quantity with a constant, not a baseline")
     if r in _NEEDS_CONSTANT and check.constant is None:
         problems.append(f"{r.value} needs a constant")
@@ -464,11 +570,57 @@ def _problems(check: Check) -> list[str]:
         problems.append("trend needs increasing or decreasing")
     if r is Relation.growth and check.law is None:
         problems.append("growth needs a law")
+    if (
+        check.law is GrowthLaw.exponential
+        and check.constant is not None
+        and (check.constant.value <= 0 or check.constant.value == 1)
+    ):
+        problems.append("an exponential law's constant is its base: positive, not 1")
+    if r is Relation.rate:
+        if check.rate is None:
+            problems.append("rate needs its rate: order (O, Theta, Omega) and exponent")
+        if check.comparator is not None or check.constant is not None or check.law is not None:
+            problems.append("rate states its bound in rate (order, exponent), not in "
+                            "comparator, constant or law")  # fmt: skip
+        if check.trend is not None:
+            problems.append("rate takes no trend: the exponent's sign says it")
+        swept = any(q.sweep for q in check.quantities if q.name == check.subject)
+        if not check.sweep and not swept:
+            problems.append('rate needs the swept variable (sweep), e.g. "T"')
+    if check.rate is not None and r is not Relation.rate:
+        problems.append("only a rate check has a rate")
+    if r is Relation.identity:
+        if check.comparator is not None or check.upper is not None:
+            problems.append("identity takes no comparator: the residual is at most the tolerance")
+        if check.constant is not None and check.constant.value == 0:
+            problems.append("identity's constant is the stated tolerance: not 0")
+    if (check.labels or check.count or check.at_least) and r is not Relation.for_all:
+        problems.append("only for_all has labels, count or at_least")
+    if len({label.strip().lower() for label in check.labels}) != len(check.labels) or any(
+        not label.strip() for label in check.labels
+    ):
+        problems.append("labels must be distinct names")
+    if check.labels and check.domain:
+        problems.append("a domain is numbers or labels, not both")
+    for field, value in (("count", check.count), ("at_least", check.at_least)):
+        if value is not None and (value.value < 1 or value.value != int(value.value)):
+            problems.append(f"{field} must be a whole number of settings (1 or more)")
+    if (
+        check.count is not None
+        and check.at_least is not None
+        and (check.at_least.value > check.count.value)
+    ):
+        problems.append("at_least cannot exceed count")
+    enumerated = len(check.labels) or len(check.domain)
+    if check.count is not None and enumerated and enumerated != check.count.value:
+        problems.append(f"count {check.count.value:g} but {enumerated} settings are named")
+    if (check.count or check.at_least) and check.unbounded:
+        problems.append("a counted domain is finite: it cannot be open-ended (unbounded)")
     if r in {Relation.for_all, Relation.exists} and check.inner is None:
         problems.append(f"{r.value} needs an inner check")
     if check.domain and r is not Relation.for_all:
         problems.append("only for_all enumerates a domain")
-    if check.domain and check.unbounded:
+    if (check.domain or check.labels) and check.unbounded:
         problems.append("an enumerated domain is finite: it cannot be open-ended (unbounded)")
     if r is not Relation.all_of and check.parts:
         problems.append("only all_of has parts")
@@ -545,17 +697,33 @@ def _describe(check: Check) -> str:
         return f"change {base} -> {s}{numbers}"
     if r is Relation.trend:
         return f"{s} {check.trend.value if check.trend else '?'} in {check.sweep or 'the sweep'}"
+    if r is Relation.growth and check.law is GrowthLaw.exponential:
+        verb = "decays" if check.trend is Trend.decreasing else "grows"
+        base = f" (base {check.constant.value:g})" if check.constant else ""
+        return f"{s} {verb} exponentially{base} in {check.sweep or 'the sweep'}"
     if r is Relation.growth:
         law = check.law.value if check.law else "?"
         rate = f" (rate {check.constant.value:g})" if check.constant else ""
         return f"{s} grows {law}{rate} in {check.sweep or 'the sweep'}"
+    if r is Relation.rate:
+        shown = check.rate.describe() if check.rate else "?"
+        return (
+            f"{s} = {shown} in {check.sweep or 'the sweep'} "
+            f"(log-log exponent, within {check.exponent_margin():g})"
+        )
+    if r is Relation.identity:
+        return f"|{s}| <= {check.identity_tolerance():g} (an identity: the residual vanishes)"
     if r is Relation.for_all:
         inner = _describe(check.inner) if check.inner else "?"
-        among = f" in {{{', '.join(c.text for c in check.domain)}}}" if check.domain else ""
-        return (
-            f"for every {check.sweep or 'point'}{among}"
-            f"{' (open-ended)' if check.unbounded else ''}: " + inner
-        )
+        named = [c.text for c in check.domain] + list(check.labels)
+        among = f" in {{{', '.join(named)}}}" if named else ""
+        what = check.sweep or "point"
+        if check.at_least is not None:
+            of = f" of {check.count.value:g}" if check.count else ""
+            return f"for at least {check.at_least.value:g}{of} {what}{among}: {inner}"
+        if check.count is not None:
+            return f"for all {check.count.value:g} {what}{among}: {inner}"
+        return f"for every {what}{among}{' (open-ended)' if check.unbounded else ''}: " + inner
     if r is Relation.exists:
         inner = _describe(check.inner) if check.inner else "?"
         return f"for some {check.sweep or 'point'}: {inner}"
