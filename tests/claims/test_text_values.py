@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from openrepro.claims.text import candidate_sentences, locate, sections, split_sentences
-from openrepro.claims.values import parse_scale, parse_values
+from openrepro.claims.values import (
+    find_count_words,
+    find_numbers,
+    find_powers,
+    parse_scale,
+    parse_values,
+)
 
 PAPER = (
     "Sparse Adapters\n\nAbstract\nWe introduce sparse adapters. On GLUE, our method reaches 88.1 "
@@ -92,3 +98,60 @@ def test_scale_from_quote_then_paper() -> None:
     assert scale.hardware == "A100 GPUs"
     assert scale.data_size == "2B tokens"
     assert parse_scale("Nothing here.").is_empty()
+
+
+@pytest.mark.parametrize(
+    ("sentence", "order", "powers", "logs"),
+    [
+        ("the gap is k^2", "", {"k": 2}, {}),
+        ("it decays as 1/k^2", "", {"k": -2}, {}),
+        ("the cost grows as d\u00b3", "", {"d": 3}, {}),
+        ("at rate T^{-1/2}.", "", {"T": -0.5}, {}),
+        ("it converges at rate O(1/T)", "O", {"T": -1}, {}),
+        ("the gap decays as \u0398(1/k\u00b2)", "Theta", {"k": -2}, {}),
+        ("regret O(\\sqrt{T})", "O", {"T": 0.5}, {}),
+        ("an error of O(log T / T)", "O", {"T": -1}, {"log T": 1}),
+        ("a lower bound \u03a9(n^2)", "Omega", {"n": 2}, {}),
+        ("\\mathcal{O}(d/\\sqrt{T})", "O", {"d": 1, "T": -0.5}, {}),
+        ("\u00d5(T^{-1/2}) up to logs", "O", {"T": -0.5}, {}),
+        ("\\Theta(\\log^2 n)", "Theta", {}, {"log n": 2}),
+        ("the rateO(1/T) as extracted from a PDF", "O", {"T": -1}, {}),
+        ("bounded: O(1)", "O", {}, {}),
+    ],
+)
+def test_the_number_reader_reads_powers_and_rates(
+    sentence: str, order: str, powers: dict[str, float], logs: dict[str, float]
+) -> None:
+    (mention,) = find_powers(sentence)
+    assert mention.order == order
+    assert mention.powers == powers
+    assert {f"log {k}": v for k, v in mention.logs.items()} == logs
+    assert sentence[mention.start : mention.end] == mention.text
+    assert find_numbers(sentence) == []  # the 1 of 1/T, the 2 of k^2 are not stated numbers
+
+
+@pytest.mark.parametrize(
+    ("sentence", "numbers"),
+    [
+        ("estimated over 10\u2076 random draws", [("10\u2076", 1e6)]),
+        ("estimated over 10^6 random draws", [("10^6", 1e6)]),
+        ("with 2 \u00d7 10\u2076 samples", [("2 \u00d7 10\u2076", 2e6)]),
+        ("a max error of 1e-15", [("1e-15", 1e-15)]),
+        ("O(1/T + 1/n) with 5 seeds", [("5", 5.0)]),  # a sum has no single order, nor numbers
+    ],
+)
+def test_powers_of_ten_are_numbers_and_rates_hold_none(
+    sentence: str, numbers: list[tuple[str, float]]
+) -> None:
+    assert [(m.text, m.value) for m in find_numbers(sentence)] == numbers
+    assert find_powers(sentence) == []
+
+
+def test_sums_words_and_identifiers_are_not_powers() -> None:
+    assert find_powers("O(n polylog n) and WikiText-103 at 88.1% on ViT-B/16") == []
+    assert [m.text for m in find_powers("m\u00b2 and T\u207b\u00b9 and 1/\u221aT")] == [
+        "m\u00b2", "T\u207b\u00b9", "1/\u221aT",
+    ]  # fmt: skip
+    assert [(m.text, m.value) for m in find_count_words("in both tasks across four datasets")] == [
+        ("both", 2.0), ("four", 4.0),
+    ]  # fmt: skip

@@ -12,11 +12,14 @@ from openrepro.claims.checks import (
     Constant,
     Direction,
     GrowthLaw,
+    Order,
     Quantity,
+    Rate,
     Relation,
     Tolerance,
     Trend,
     draft_check,
+    grounding_problems,
 )
 from openrepro.evidence.relations import (
     Bound,
@@ -419,3 +422,241 @@ def test_values_no_statistic_can_use_are_left_out() -> None:
     wide = evaluate(check, [Bound(quantity="acc", seeds=[*low, 1e150])])
     assert (wide.verdict, wide.rule) == ("inconclusive", "S3")
     assert evaluate(check, [Bound(quantity="acc", seeds=[1e300, math.nan])]).rule == "E1"
+
+
+# -- the check language of theory and scaling claims ---------------------------------------
+
+T = [10, 20, 40, 80, 160, 320, 640]
+
+
+def _series(quantity: str, f: object, xs: list[float], noise: float = 0.02) -> Bound:
+    """Three seeds per point, with a multiplicative wiggle of ``noise``."""
+    assert callable(f)
+    return Bound(
+        quantity=quantity,
+        points=[
+            (x, float(f(x)) * (1 + noise * math.sin(7 * i + 3 * seed)))
+            for i, x in enumerate(xs)
+            for seed in range(3)
+        ],
+    )
+
+
+def _rate(order: Order, exponent: float, logs: float | None = None) -> Check:
+    return Check(
+        relation=Relation.rate,
+        quantities=_q("gap"),
+        subject="gap",
+        sweep="T",
+        rate=Rate(
+            order=order,
+            symbol="T",
+            exponent=Constant(value=exponent, text="exponent"),
+            log_exponent=Constant(value=logs, text="log T") if logs is not None else None,
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    ("order", "f", "verdict", "rule"),
+    [
+        (Order.O, lambda t: 3 / t, "verified", "O1"),
+        # a faster decay holds: T^-2 must not falsify a true O(1/T)
+        (Order.O, lambda t: 5 / t**2, "verified", "O1"),
+        (Order.O, lambda t: 2 / t**0.5, "falsified", "O2"),  # confidently slower
+        (Order.Theta, lambda t: 3 / t, "verified", "O1"),
+        (Order.Theta, lambda t: 5 / t**2, "falsified", "O2"),  # Θ needs both sides
+        (Order.Theta, lambda t: 2 / t**0.5, "falsified", "O2"),
+        (Order.Omega, lambda t: 2 / t**0.5, "verified", "O1"),  # the reverse of O
+        (Order.Omega, lambda t: 5 / t**2, "falsified", "O2"),
+    ],
+)
+def test_a_rate_is_decided_by_the_fitted_exponent_against_its_order(
+    order: Order, f: object, verdict: str, rule: str
+) -> None:
+    result = evaluate(_rate(order, -1), [_series("gap", f, T)])
+    assert (result.verdict, result.rule) == (verdict, rule)
+    low, high = float(result.numbers["low"] or 0), float(result.numbers["high"] or 0)
+    assert low <= float(result.numbers["exponent"] or 0) <= high
+    assert "log-log" in result.test
+
+
+def test_a_rate_too_noisy_or_unusable_is_undecided() -> None:
+    noisy = evaluate(_rate(Order.O, -1), [_series("gap", lambda t: 3 / t**0.9, T[:4], 0.8)])
+    assert (noisy.verdict, noisy.rule, noisy.flags) == ("inconclusive", "O3", ["too_noisy"])
+    negative = Bound(quantity="gap", points=[(t, -1 / t) for t in T])
+    assert evaluate(_rate(Order.O, -1), [negative]).rule == "E4"
+    assert (
+        evaluate(_rate(Order.O, -1), [Bound(quantity="gap", points=[(1, 1.0), (2, 0.5)])]).rule
+        == "E5"
+    )
+
+
+def test_a_log_factor_is_divided_out_before_the_exponent_is_fitted() -> None:
+    data = _series("gap", lambda t: math.log(t) / t, T)
+    assert evaluate(_rate(Order.Theta, -1, logs=1), [data]).verdict == "verified"
+    # without the log factor the same data decays slower than 1/T: Θ(1/T) does not hold
+    assert evaluate(_rate(Order.Theta, -1), [data]).verdict != "verified"
+
+
+def _exponential(**fields: object) -> Check:
+    return Check(
+        relation=Relation.growth,
+        quantities=_q("y"),
+        subject="y",
+        law=GrowthLaw.exponential,
+        sweep="horizon",
+        **fields,
+    )  # type: ignore[arg-type]
+
+
+def test_an_exponential_law_fits_log_y_linear_in_x() -> None:
+    six = Bound(quantity="y", points=[(h, 3.0 * 2.0**h) for h in range(1, 7)])  # 6 points
+    grows = evaluate(_exponential(), [six])
+    assert (grows.verdict, grows.rule) == ("verified", "G1")
+    assert abs(float(grows.numbers["base"] or 0) - 2.0) < 1e-6
+    base = evaluate(_exponential(constant=Constant(value=2, text="2")), [six])
+    assert base.verdict == "verified"
+    assert evaluate(_exponential(constant=Constant(value=3, text="3")), [six]).verdict == (
+        "falsified"
+    )
+    square = Bound(quantity="y", points=[(h, float(h * h)) for h in range(1, 7)])
+    polynomial = evaluate(_exponential(), [square])  # a power law is not exponential
+    assert (polynomial.verdict, polynomial.rule) == ("falsified", "G2")
+    assert "best fit: power" in polynomial.detail
+    decay = Bound(quantity="y", points=[(h, 0.5**h) for h in range(1, 7)])
+    assert evaluate(_exponential(), [decay]).verdict == "falsified"  # falls, does not grow
+    assert evaluate(_exponential(trend=Trend.decreasing), [decay]).verdict == "verified"
+
+
+KS_DOUBLING = [2**i for i in range(10)]  # k = 1, 2, 4, ..., 512
+
+
+def _monotone(trend: Trend) -> Check:
+    return Check(relation=Relation.trend, quantities=_q("y"), subject="y", trend=trend, sweep="k")
+
+
+def test_a_monotone_fall_that_flattens_is_decided_by_the_rank_test() -> None:
+    error = [1.0, 0.5, 0.26, 0.13, 0.07, 0.04, 0.031, 0.030, 0.0302, 0.0299]  # a flat tail
+    series = Bound(quantity="y", points=list(zip(KS_DOUBLING, error, strict=True)))
+    result = evaluate(_monotone(Trend.decreasing), [series])
+    assert (result.verdict, result.rule) == ("verified", "M1")
+    assert float(result.numbers["p_slope"] or 0) > 0.05  # the line alone cannot decide it
+    assert float(result.numbers["kendall_tau"] or 0) < -0.8
+    assert "Kendall" in result.test
+    wrong_way = evaluate(_monotone(Trend.increasing), [series])
+    assert (wrong_way.verdict, wrong_way.rule) == ("falsified", "M2")
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.5, 0.2],  # falls, but rises once by 0.2
+        [1.0, 0.5, 0.26, 0.13, 0.07, 0.04, 0.08, 0.16, 0.3, 0.6],  # falls then rises
+        [0.3, 0.5, 0.2, 0.6, 0.1, 0.4, 0.35, 0.15, 0.55, 0.25],  # no order
+    ],
+)
+def test_a_series_that_is_not_monotone_is_never_verified(values: list[float]) -> None:
+    series = Bound(quantity="y", points=list(zip(KS_DOUBLING, values, strict=True)))
+    for trend in Trend:
+        assert evaluate(_monotone(trend), [series]).verdict != "verified"
+
+
+def _identity(**fields: object) -> Check:
+    return Check(relation=Relation.identity, quantities=_q("err"), subject="err", **fields)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("seeds", "verdict", "rule"),
+    [
+        ([1e-15, -3e-16, 2e-15], "verified", "I1"),  # the same distribution, to rounding
+        ([1.1e-3, 1.2e-3, 0.9e-3], "falsified", "I2"),
+        ([2e-3], "falsified", "I2"),  # one value: it decides, and says so
+        ([1e-15, 0.3, 2e-16], "inconclusive", "I3"),
+    ],
+)
+def test_an_identity_holds_when_every_residual_is_within_the_tolerance(
+    seeds: list[float], verdict: str, rule: str
+) -> None:
+    result = evaluate(_identity(), [Bound(quantity="err", seeds=seeds)])
+    assert (result.verdict, result.rule) == (verdict, rule)
+    assert result.numbers["tolerance"] == 1e-9
+    assert ("single_seed" in result.flags) is (len(seeds) == 1)
+
+
+def test_an_identity_uses_the_stated_tolerance_and_each_sweep_point() -> None:
+    stated = _identity(constant=Constant(value=1e-2, text="1e-2"))
+    assert evaluate(stated, [Bound(quantity="err", seeds=[1e-3, 2e-3])]).verdict == "verified"
+    over_n = Bound(quantity="err", points=[(n, 1e-15) for n in (10, 100)] + [(1000, 0.5)] * 2)
+    result = evaluate(_identity(), [over_n])
+    assert (result.verdict, result.rule) == ("falsified", "I2") and "= 1000" in result.detail
+
+
+def _tasks(**fields: object) -> Check:
+    inner = _bound(Comparator.ge, 90, "90%").model_copy(
+        update={"quantities": [Quantity(name="acc", sweep="task")]}
+    )
+    return Check(relation=Relation.for_all, sweep="task", inner=inner, **fields)  # type: ignore[arg-type]
+
+
+def _per_task(scores: dict[str, float]) -> Bound:
+    return Bound(quantity="acc", points=[(t, v + d) for t, v in scores.items() for d in (0, 0.2)])
+
+
+TEN = [f"task{i}" for i in range(10)]
+
+
+@pytest.mark.parametrize(
+    ("failing", "verdict", "rule"),
+    [(0, "verified", "U6"), (1, "verified", "U6"), (2, "falsified", "U7")],
+)
+def test_in_9_of_10_tasks_counts_the_settings_that_hold(
+    failing: int, verdict: str, rule: str
+) -> None:
+    check = _tasks(count=Constant(value=10, text="10"), at_least=Constant(value=9, text="9"))
+    scores = {t: (50.0 if i < failing else 95.0) for i, t in enumerate(TEN)}
+    result = evaluate(check, [_per_task(scores)])
+    assert (result.verdict, result.rule) == (verdict, rule)
+
+
+def test_across_four_datasets_needs_all_four_and_named_ones_need_each_name() -> None:
+    four = _tasks(count=Constant(value=4, text="four"))
+    three = _per_task({"a": 95.0, "b": 96.0, "c": 97.0})
+    assert evaluate(four, [three]).rule == "U5"  # only 3 of the claim's 4 measured
+    assert evaluate(four, [_per_task({"a": 95.0, "b": 96.0, "c": 97.0, "d": 93.0})]).rule == "U6"
+    one_fails = _per_task({"a": 95.0, "b": 96.0, "c": 97.0, "d": 50.0})
+    assert evaluate(four, [one_fails]).verdict == "falsified"
+    named = _tasks(labels=["CIFAR-10", "SVHN"])
+    measured = _per_task({"cifar10": 95.0, "SVHN": 96.0, "MNIST": 10.0})  # MNIST: not claimed
+    assert (evaluate(named, [measured]).verdict, evaluate(named, [measured]).rule) == (
+        "verified",
+        "U3",
+    )
+    missing = evaluate(named, [_per_task({"CIFAR-10": 95.0})])
+    assert (missing.verdict, missing.rule) == ("inconclusive", "U5") and "SVHN" in missing.detail
+
+
+def test_x_a_vs_y_b_is_the_conjunction_of_both_values_and_their_order() -> None:
+    """ "error: OurNet 6.0 % vs the strongest baseline 10.5 %": both numbers and the order."""
+    ours, base = Quantity(name="ournet_error", unit="%"), Quantity(name="baseline_error", unit="%")
+    check = Check(
+        relation=Relation.all_of,
+        parts=[
+            Check(relation=Relation.equal, quantities=[ours], subject=ours.name,
+                  constant=Constant(value=6.0, text="6.0 %")),
+            Check(relation=Relation.equal, quantities=[base], subject=base.name,
+                  constant=Constant(value=10.5, text="10.5 %")),
+            Check(relation=Relation.ordering, quantities=[ours, base], subject=ours.name,
+                  baselines=[base.name], direction=Direction.lower),
+        ],
+    )  # fmt: skip
+    quote = "error: OurNet 6.0 % vs the strongest baseline 10.5 %"
+    assert grounding_problems(check, quote) == []
+    holds = [
+        Bound(quantity="ournet_error", seeds=[6.0, 6.1, 5.9]),
+        Bound(quantity="baseline_error", seeds=[10.4, 10.6, 10.5]),
+    ]
+    assert evaluate(check, holds).verdict == "verified"
+    swapped = [holds[0].model_copy(update={"quantity": "baseline_error"}),
+               holds[1].model_copy(update={"quantity": "ournet_error"})]  # fmt: skip
+    assert evaluate(check, swapped).verdict == "falsified"
