@@ -39,7 +39,9 @@ from openrepro.claims.checks import (
     Constant,
     Direction,
     GrowthLaw,
+    Order,
     Quantity,
+    Rate,
     Relation,
     Tolerance,
     Trend,
@@ -151,6 +153,22 @@ CLAIMS: tuple[tuple[str, str, str, Check], ...] = (
                subject="speed", baselines=["bert_speed"], comparator=Comparator.ge,
                constant=Constant(value=2, text="2x"), tolerance=EXACT),
      ])),
+    ("C19", "The optimality gap decays as O(1/T).",
+     "the optimality gap decays as O(1/T) in the number of iterations T",
+     Check(relation=Relation.rate, quantities=[_q("gap", "", "T")], subject="gap", sweep="T",
+           rate=Rate(order=Order.O, symbol="T",
+                     exponent=Constant(value=-1, text="O(1/T)")))),
+    ("C20", "The two formulations define the same distribution.",
+     "the two formulations define the same distribution",
+     Check(relation=Relation.identity, quantities=[_q("max_error")], subject="max_error")),
+    ("C21", "Reachable states grow exponentially in the horizon.",
+     "the number of reachable states grows exponentially in the horizon",
+     Check(relation=Relation.growth, quantities=[_q("states", "", "horizon")], subject="states",
+           law=GrowthLaw.exponential, sweep="horizon")),
+    ("C22", "At least 80% success in 4 of 5 tasks.", "success is at least 80% in 4 of 5 tasks",
+     Check(relation=Relation.for_all, sweep="task", count=Constant(value=5, text="5"),
+           at_least=Constant(value=4, text="4"),
+           inner=_bound(_q("success", "%", "task"), Comparator.ge, 80, "80%", "task"))),
 )  # fmt: skip
 
 ABSTRACT = "; ".join(quote for _, _, quote, _ in CLAIMS) + "."
@@ -215,6 +233,17 @@ ROOT_SOLVED = {x: (3 * x**0.5 * 1.01, 3 * x**0.5 * 0.99) for x in COMPUTE}  # ex
 LINEAR_SOLVED = {x: (3 * x * 1.01, 3 * x * 0.99) for x in COMPUTE}  # exponent 1
 SIZES = (10.0, 20.0, 40.0, 80.0, 160.0)
 RISING = {x: (70 + 3 * i, 70.4 + 3 * i) for i, x in enumerate(SIZES)}
+ITERATIONS = (10.0, 20.0, 40.0, 80.0, 160.0, 320.0)
+GAP_1_T = {x: (3 / x * 1.01, 3 / x * 0.99) for x in ITERATIONS}  # exponent -1
+GAP_1_T2 = {x: (5 / x**2 * 1.01, 5 / x**2 * 0.99) for x in ITERATIONS}  # exponent -2: faster
+GAP_1_SQRT = {x: (2 / x**0.5 * 1.01, 2 / x**0.5 * 0.99) for x in ITERATIONS}  # -0.5: slower
+HORIZONS = (1.0, 2.0, 3.0, 4.0, 5.0, 6.0)
+EXP_STATES = _law({h: 3 * 2.0**h for h in HORIZONS})  # 6 points, strictly increasing
+SQUARE_STATES = _law({h: 3 * h**2 for h in HORIZONS})  # a power law, not exponential
+
+
+def _tasks(scores: Sequence[float]) -> dict[float, Sequence[float]]:
+    return {float(i + 1): (v, v + 0.2) for i, v in enumerate(scores)}
 FALLING = {x: (85 - 3 * i, 85.4 - 3 * i) for i, x in enumerate(SIZES)}
 
 
@@ -263,6 +292,14 @@ PASS = Participant("pass", (
     Logged("C18", "verified", seeds(accuracy=(90.8, 91.2, 91.0), speed=(250, 252, 248),
                                     bert_speed=(100, 101, 99)),
            "K:A2", "91.0 = 91 within 5%, and speed ratio 2.5 >= 2"),
+    Logged("C19", "verified", sweep("t", "gap", GAP_1_T), "K:O1",
+           "gap = 3/T: log-log exponent -1.00, at most -1 + 0.05"),
+    Logged("C20", "verified", seeds(max_error=(1e-15, 3e-16, 2e-15)), "K:I1",
+           "max error 2e-15 <= 1e-9: the same distribution up to rounding"),
+    Logged("C21", "verified", sweep("horizon", "states", EXP_STATES), "K:G1",
+           "states = 3 * 2^h over 6 horizons: log-linear beats the power law by >= 2 AICc"),
+    Logged("C22", "verified", sweep("task", "success", _tasks((90, 85, 95, 50, 88))), "K:U6",
+           "4 of the 5 tasks at or above 80% (task 4 at 50)"),
 ))  # fmt: skip
 
 FAIL = Participant("fail", (
@@ -298,6 +335,14 @@ FAIL = Participant("fail", (
     Logged("C16", "falsified", sweep("k", "recall", {1: (0.40, 0.41), 5: (0.80, 0.81),
                                                      10: (0.85, 0.86), 20: (0.90, 0.91)}),
            "K:U1", "a counterexample at k = 1 (0.40 <= 0.6) refutes 'for every k'"),
+    Logged("C19", "falsified", sweep("t", "gap", GAP_1_SQRT), "K:O2",
+           "gap = 2/sqrt(T): exponent -0.5, confidently slower than 1/T"),
+    Logged("C20", "falsified", seeds(max_error=(1.1e-3, 1.2e-3, 0.9e-3)), "K:I2",
+           "max error ~1e-3, every seed far above 1e-9"),
+    Logged("C21", "falsified", sweep("horizon", "states", SQUARE_STATES), "K:G2",
+           "states = 3 h^2: the power law beats the exponential by >= 2 AICc"),
+    Logged("C22", "falsified", sweep("task", "success", _tasks((90, 60, 95, 50, 88))), "K:U7",
+           "2 of 5 tasks below 80%: the claim allows 1"),
     Logged("C17", "inconclusive", sweep("learning_rate", "loss",
                                         {1e-4: (2.1, 2.2), 1e-3: (1.9, 2.0), 1e-2: (3.5, 3.6),
                                          1e-1: (4.1, 4.0)}),
@@ -411,6 +456,12 @@ EDGE = Participant("edge", (
            "just above: [1000.5, 1005.5] > 1000"),
     Logged("C9", "inconclusive", seeds(memory=(21.2, 21.3, 21.1), full_memory=(20.3, 20.2, 20.4)),
            "K:S3", "+0.9 +- 0.2 straddles the +1.0 edge of 'comparable'"),
+    Logged("C19", "verified", sweep("t", "gap", GAP_1_T2), "K:O1",
+           "gap = 5/T^2 decays faster than 1/T: 'O(1/T)' is an upper bound, so it holds"),
+    Logged("C20", "inconclusive", seeds(max_error=(1e-15, 0.3, 2e-16)), "K:I3",
+           "one seed far above 1e-9, two far below: not confidently either"),
+    Logged("C22", "inconclusive", sweep("task", "success", _tasks((90, 85, 95))), "K:U5",
+           "3 of the claim's 5 tasks measured, all hold: 4 of 5 needs one more"),
 ))  # fmt: skip
 
 UNITS = Participant("units", (

@@ -52,11 +52,12 @@ def test_the_checks_cover_every_relation() -> None:
         assert verdicts & {"verified", "toy"}, relation
         assert verdicts & {"falsified", "inconclusive"}, relation
         assert len(verdicts) >= 2, relation
-    # the bounds: >=, <=, <, >; growth: logarithmic, linear, power with a stated exponent
+    # the bounds: >=, <=, <, >; growth: logarithmic, linear, power with a stated exponent, and
+    # exponential
     ops = {c.comparator for _, _, _, c in CLAIMS if c.relation is Relation.bound}
     assert {o.value for o in ops if o} == {"ge", "le", "lt", "gt"}
     laws = {c.law for _, _, _, c in CLAIMS if c.relation is Relation.growth}
-    assert {law.value for law in laws if law} == {"logarithmic", "linear", "power"}
+    assert {law.value for law in laws if law} == {"logarithmic", "linear", "power", "exponential"}
 
 
 def test_the_rules_drafter_reads_the_same_relation() -> None:

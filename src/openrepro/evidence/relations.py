@@ -21,14 +21,34 @@ Each relation reduces to an **estimate with an interval** (95 % by default) and 
 - ``change``: the after value equals the stated end value, and after - before has the stated
   sign (Welch);
 - ``trend``: the slope of the least-squares line through the sweep (``scipy.stats.linregress``,
-  t interval with n - 2 degrees of freedom); Spearman's rho is reported alongside;
+  t interval with n - 2 degrees of freedom) and, alongside, Kendall's tau-b of the values
+  against the sweep (``scipy.stats.kendalltau``: the Mann-Kendall rank test over the sweep),
+  which decides a monotone trend the line does not fit (a fall that flattens out); a step
+  between neighbouring points against the claimed direction by more than the tolerance
+  (confidently, by Welch, where both points have several seeds) makes the series not monotone
+  and never verified; Spearman's rho is reported too;
 - ``growth``: each law (constant, logarithmic, linear, quadratic) is fitted by least squares and
   compared by AICc; a ``power`` or ``sublinear`` law by the exponent of the log-log fit and its
   t interval; a stated rate must lie within tolerance. A law *grows* (``trend`` unset or
   ``increasing``) or falls (``decreasing``): the claimed law's fitted rate (its slope, or the
   exponent of a power law with no stated exponent) must have that sign by its t interval: a
   line that falls refutes "latency grows linearly" (the best fit is linear all the same).
+  An ``exponential`` law fits ``log y`` linear in ``x`` and is compared by AICc, on ``log y``,
+  with a power law and a constant; its rate ``ln b`` must have the claimed sign and a stated
+  base ``b`` must lie within the tolerance;
+- ``rate``: the exponent ``p`` of the log-log least-squares fit (a claimed ``log^q x`` factor
+  divided out first) with its t interval, against the claimed order and exponent ``a`` +-
+  the margin (:meth:`Check.exponent_margin`): ``O`` claims ``p <= a`` (a faster decay holds
+  too: ``T^-2`` verifies ``O(1/T)``), ``Omega`` ``p >= a``, ``Theta`` both; falsified only
+  when the interval lies wholly outside (a confidently slower decay for ``O``);
+- ``identity``: every residual's magnitude at most the tolerance (the stated constant, else
+  the organizer's absolute tolerance, else 1e-9); falsified when, at some point, every
+  residual exceeds it and so does their mean's t interval;
+- ``for_all`` with ``count`` n and ``at_least`` k ("in 9 of 10 tasks"): at least k settings
+  verified, or more than n - k falsified; with ``labels`` (named settings) or ``count`` alone,
+  every one must be measured and hold.
 
+A trend whose slope decides keeps rules S1-S3 (S1 only without a step against the trend).
 The claimed relation is decided from the interval ``[low, high]``:
 
 | rule | condition | verdict | flag |
@@ -46,11 +66,22 @@ The claimed relation is decided from the interval ``[low, high]``:
 | G1 | growth: claimed law best by >= 2 AICc, rate of the claimed sign (and value) | verified | |
 | G2 | growth: another law better by >= 2 AICc, or the rate's sign or value off | falsified | |
 | G3 | growth: otherwise | inconclusive | too_noisy |
+| M1 | trend: the slope is undecided, Kendall's tau is significant the claimed way | verified | |
+| M2 | trend: Kendall's tau is significant against the claimed direction | falsified | |
+| M3 | trend: a step against it, or slope and ranks disagree | inconclusive | non_monotone |
+| O1 | rate: the exponent's interval lies inside the claimed order | verified | |
+| O2 | rate: the interval lies wholly outside it | falsified | |
+| O3 | rate: otherwise | inconclusive | too_noisy |
+| I1 | identity: every residual within the tolerance | verified | |
+| I2 | identity: at some point every residual above it, their mean's interval too | falsified | |
+| I3 | identity: otherwise | inconclusive | too_noisy |
 | U1 | for_all: the inner check is falsified at some point (a counterexample) | falsified | |
 | U2 | for_all: it holds at every point, and the claim is open-ended | toy | finite_horizon |
 | U3 | for_all: it holds at every point of a finite, enumerated domain | verified | |
 | U5 | for_all: holds where measured; a ``domain`` value unmeasured | inconclusive | incomplete |
 | U4 | for_all: otherwise | inconclusive | |
+| U6 | for_all with a count: at least ``at_least`` (else all ``count``) settings hold | verified | |
+| U7 | for_all with a count: more than ``count - at_least`` settings fail | falsified | |
 | X1 | exists: the inner check is verified at some point | verified | |
 | X2 | exists: no point verifies it (a finite search cannot refute) | inconclusive | no_instance |
 | A1 | all_of: some part is falsified | falsified | |

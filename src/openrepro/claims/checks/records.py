@@ -6,7 +6,12 @@ metric key ``claims/<claim id>/<quantity>`` a logbook logs it under), one **rela
 the **scale** the paper used. Every number in it is a :class:`Constant` that carries the text it
 was read from, so that :mod:`openrepro.claims.checks.grounding` can verify it against the claim's
 verbatim quote. Conjunctions (``all_of``) and quantified statements (``for_all``, ``exists``)
-nest checks: ``parts`` holds the conjuncts, ``inner`` the statement quantified over a sweep.
+nest checks: ``parts`` holds the conjuncts, ``inner`` the statement quantified over a sweep
+(a ``for_all`` may enumerate its ``domain`` of numbers or its ``labels`` of named settings, and
+count them: ``count`` settings, ``at_least`` of which must hold: "in 9 of 10 tasks"). Theory
+and scaling claims have their own relations: ``rate`` (a :class:`Rate`: ``O``, ``Theta`` or
+``Omega`` of a power of the swept variable, with a log factor), ``identity`` (a residual at
+most a tolerance) and the ``exponential`` growth law.
 A ``human`` check carries its :class:`HumanJudgement` (the question shown to reviewers, the answer
 scale, the decision share, the minimum items and reviewers, the minimum agreement); a stored
 human check without one reads with the defaults (:meth:`Check.judgement`).
