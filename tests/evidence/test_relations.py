@@ -660,3 +660,23 @@ def test_x_a_vs_y_b_is_the_conjunction_of_both_values_and_their_order() -> None:
     swapped = [holds[0].model_copy(update={"quantity": "baseline_error"}),
                holds[1].model_copy(update={"quantity": "ournet_error"})]  # fmt: skip
     assert evaluate(check, swapped).verdict == "falsified"
+
+
+def test_upper_bound_growth_at_most_of_order_sqrt_t() -> None:
+    """ "Regret grows at most as O(√T)": a slower growth holds, a faster one refutes it."""
+    check = _rate(Order.O, 0.5)
+    assert evaluate(check, [_series("gap", lambda t: 4 * t**0.3, T)]).verdict == "verified"
+    assert evaluate(check, [_series("gap", lambda t: 0.1 * t**0.9, T)]).verdict == "falsified"
+
+
+def test_a_flat_tail_with_several_seeds_is_still_monotone() -> None:
+    """Seeds that differ by a hair in the flat tail are not steps against the trend: a step
+    must go against it by more than the tolerance."""
+    error = [1.0, 0.5, 0.26, 0.13, 0.07, 0.04, 0.031, 0.030, 0.0302, 0.0299]
+    points: list[tuple[float | str, float]] = [
+        (k, e * (1 + 0.001 * math.sin(5 * i + seed)))
+        for i, (k, e) in enumerate(zip(KS_DOUBLING, error, strict=True))
+        for seed in range(3)
+    ]
+    result = evaluate(_monotone(Trend.decreasing), [Bound(quantity="y", points=points)])
+    assert result.verdict == "verified" and "non_monotone" not in result.flags

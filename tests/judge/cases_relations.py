@@ -244,6 +244,8 @@ SQUARE_STATES = _law({h: 3 * h**2 for h in HORIZONS})  # a power law, not expone
 
 def _tasks(scores: Sequence[float]) -> dict[float, Sequence[float]]:
     return {float(i + 1): (v, v + 0.2) for i, v in enumerate(scores)}
+
+
 FALLING = {x: (85 - 3 * i, 85.4 - 3 * i) for i, x in enumerate(SIZES)}
 
 

@@ -969,8 +969,9 @@ def _rate(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evalua
             "claimed_exponent": a,
             "log_exponent": q,
             "margin": margin,
-            "region_low": region[0] if math.isfinite(region[0]) else None,
-            "region_high": region[1] if math.isfinite(region[1]) else None,
+            # the claimed exponents (not values of the subject: a chart draws no line there)
+            "exponent_low": region[0] if math.isfinite(region[0]) else None,
+            "exponent_high": region[1] if math.isfinite(region[1]) else None,
         },
         flags=["too_noisy"] if rule == "O3" else [],
         bound=[b],
