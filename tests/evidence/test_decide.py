@@ -111,6 +111,9 @@ def test_scale_parsing_and_ratio() -> None:
     assert parse_scale_number("1.3B") == 1.3e9
     assert parse_scale_number("2,000 steps") == 2000
     assert parse_scale_number("none") is None
+    assert parse_scale_number("10\u2076 draws") == 1e6  # a power of ten, not 10
+    assert parse_scale_number("2 x 10^5 samples") == 2e5
+    assert parse_scale_number("100 samples") == 100
     paper = Scale(parameters=1.3e9, steps=20000)
     assert scale_ratio(paper, Scale(parameters=125e6)) == pytest.approx(10.4)
     assert scale_ratio(paper, Scale(parameters=1.3e9, steps=20000)) == 1.0

@@ -496,7 +496,10 @@ def parse_values(sentence: str) -> list[ReportedValue]:
     for match in _FROM_TO.finditer(sentence):
         baselines[match.start("b")] = _number(match.group("a"))
         baselines[match.start("a")] = float("nan")  # the "from" number is a baseline, not a value
+    inside = _expression_spans(sentence)  # "Θ(1/k^2)" reports no value 1 nor 2
     for match in _VALUE.finditer(sentence):
+        if any(a <= match.start("num") < b for a, b in inside):
+            continue
         raw, unit = match.group("num"), (match.group("unit") or "")
         baseline = baselines.get(match.start("num"))
         if baseline is not None and baseline != baseline:  # NaN marker: skip "from X"
@@ -528,8 +531,10 @@ _STEPS = re.compile(
     r"\b((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?[KkM]?)[- ](steps?|epochs?|iterations?)\b"
 )
 _DATA = re.compile(
-    r"\b((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s?[KMBT]?)\s(tokens|images|examples|samples|"
-    r"sentences|documents|episodes|trajectories|voters|nodes|graphs)\b",
+    rf"(?<![\w.])({_POW10}|(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?(?:[eE]\d+)?\s?[KMBT]?)"
+    r"\s(?:random\s|independent\s|Monte[ -]Carlo\s)?(tokens|images|examples|samples|"
+    r"sentences|documents|episodes|trajectories|voters|nodes|graphs|draws|trials|simulations|"
+    r"rollouts)\b",
     re.IGNORECASE,
 )
 _HARDWARE = re.compile(

@@ -49,7 +49,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from openrepro.claims.values import ReportedValue
+from openrepro.claims.values import ReportedValue, parse_number
 from openrepro.evidence.records import Decision, Flag, Measurement, Scale, Verdict
 
 __all__ = [
@@ -229,8 +229,18 @@ _SIZE = re.compile(r"(?P<num>\d+(?:[.,]\d+)*)\s*(?P<suffix>[KkMBT])?")
 _SUFFIX = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
 
 
+_POWER = re.compile(
+    r"(?:\d+(?:\.\d+)?\s?[x\u00d7*]\s?)?10(?:\^\{?[-+]?\d+\}?|[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+)"
+    r"|\d+(?:\.\d+)?[eE][-+]?\d+"
+)
+
+
 def parse_scale_number(text: str) -> float | None:
-    """``"350M"`` → 3.5e8, ``"2,000 steps"`` → 2000.0, ``"1.3B"`` → 1.3e9; None if no number."""
+    """``"350M"`` → 3.5e8, ``"2,000 steps"`` → 2000.0, ``"1.3B"`` → 1.3e9, ``"10⁶ draws"`` →
+    1e6 (powers of ten as the number reader reads them); None if no number."""
+    power = _POWER.match(text.strip())
+    if power is not None:
+        return parse_number(power.group(0))
     match = _SIZE.search(text)
     if match is None:
         return None
