@@ -185,3 +185,19 @@ def test_checks_stored_before_the_new_fields_load_and_keep_their_form() -> None:
     dumped = check.model_dump(mode="json")
     assert not {"rate", "labels", "count", "at_least"} & set(dumped)
     assert json.loads(check.to_json()) == json.loads(stored)
+
+
+def test_rates_as_papers_write_them_are_read_and_grounded() -> None:
+    quote = "regret O(T^{2/3}), error 𝒪(1/(nT)) and O(\\sqrt{d/n}) samples"
+    for symbol, value, text in [("T", 0.667, "O(T^{2/3})"), ("T", -1, "𝒪(1/(nT))"),
+                                ("n", -1, "𝒪(1/(nT))"), ("n", -0.5, "O(\\sqrt{d/n})")]:  # fmt: skip
+        rate = Rate(order=Order.O, symbol=symbol, exponent=Constant(value=value, text=text))
+        check = Check(
+            relation=Relation.rate, quantities=[Quantity(name="gap")], subject="gap",
+            sweep=symbol, rate=rate,
+        )  # fmt: skip
+        assert grounding_problems(check, quote) == [], (symbol, text)
+    wrong = Rate(order=Order.O, symbol="T", exponent=Constant(value=0.6, text="O(T^{2/3})"))
+    assert grounding_problems(
+        Check(relation=Relation.rate, quantities=[Quantity(name="gap")], subject="gap",
+              sweep="T", rate=wrong), quote) != []  # fmt: skip

@@ -216,6 +216,9 @@ _GREEK = {
     "lambda": "\u03bb", "mu": "\u03bc", "rho": "\u03c1", "sigma": "\u03c3", "tau": "\u03c4",
     "theta": "\u03b8", "phi": "\u03c6",
 }  # fmt: skip
+#: words that are functions, not products of one-letter variables ("nT" is n times T)
+_FUNCTIONS = frozenset({"exp", "max", "min", "sin", "cos", "tan", "det", "tr", "dim", "lim",
+                        "sup", "inf", "arg", "mod", "gcd", "var", "cov", "poly"})  # fmt: skip
 _FRACTION = re.compile(r"[-+]?\d+(?:\.\d+)?(?:/\d+(?:\.\d+)?)?")
 _TOKEN = re.compile(
     r"\s+|\\[,;!]|\\[A-Za-z]+|[A-Za-z]{2,}|\d+(?:\.\d+)?"
@@ -356,6 +359,8 @@ class _Reader:
             return {_GREEK[token[1:]]: 1.0}, {}
         if re.fullmatch(r"[A-Za-z\u03b1-\u03c9](?:_\{\w+\}|_\w)?", token):
             return {token.replace("{", "").replace("}", ""): 1.0}, {}
+        if re.fullmatch(r"[A-Za-z]{2,3}", token) and token.lower() not in _FUNCTIONS:
+            return {v: float(token.count(v)) for v in token}, {}  # "nT": n times T
         raise _Unreadable(token)
 
 
@@ -375,7 +380,8 @@ def parse_power(text: str) -> tuple[dict[str, float], dict[str, float]] | None:
 
 
 _ORDER = re.compile(
-    r"(?:(?<![A-Z0-9_\\])(?P<o>\\mathcal\{O\}|\\mathcal O|\\tilde\{O\}|\\widetilde\{O\}|O|\u00d5)"
+    r"(?:(?<![A-Z0-9_\\])(?P<o>\\mathcal\{O\}|\\mathcal O|\\tilde\{O\}|\\widetilde\{O\}|O"
+    r"|\u00d5|\U0001d4aa)"
     r"|(?P<g>\\Theta|\\Omega|\u0398|\u03a9))\s*(?:\\left|\\big|\\Big)?\s*\("
 )
 _VAR = r"(?:[A-Za-z\u03b1-\u03c9](?:_\{\w+\}|_\w)?)"

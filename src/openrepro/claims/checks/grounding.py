@@ -46,6 +46,11 @@ def _close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
 
 
+def _close_exponent(a: float, b: float) -> bool:
+    """An exponent as a check writes it: ``T^{2/3}`` is 0.667 (to 3 decimals) as well."""
+    return math.isclose(a, b, abs_tol=5e-4)
+
+
 def _number_values(mention: NumberMention) -> list[float]:
     values = [mention.value, -mention.value]  # "drops by 5" may be written as -5
     if mention.unit == "%":
@@ -81,8 +86,9 @@ def _grounded(
     while position >= 0:
         for mention, values in found:
             overlaps = mention.start < position + len(text) and position < mention.end
+            close = _close_exponent if isinstance(mention, PowerMention) else _close
             if overlaps and any(
-                v is not None and _close(constant.value, v) for v in values(mention)
+                v is not None and close(constant.value, v) for v in values(mention)
             ):
                 return True
         position = hay.find(text, position + 1)
