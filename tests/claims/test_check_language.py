@@ -201,3 +201,21 @@ def test_rates_as_papers_write_them_are_read_and_grounded() -> None:
     assert grounding_problems(
         Check(relation=Relation.rate, quantities=[Quantity(name="gap")], subject="gap",
               sweep="T", rate=wrong), quote) != []  # fmt: skip
+
+
+def test_a_rate_is_read_from_a_quote_grounded_by_construction() -> None:
+    quote = "the excess risk is O(log T / T) while the gap decays as \u0398(1/k\u00b2)"
+    rate = Rate.read(quote)
+    assert rate is not None and (rate.order, rate.symbol) == (Order.O, "T")
+    assert (rate.exponent.value, rate.log_exponent.value if rate.log_exponent else None) == (
+        -1, 1,
+    )  # fmt: skip
+    gap = Rate.read(quote, symbol="k")
+    assert gap is not None and (gap.order, gap.exponent.value) == (Order.Theta, -2)
+    for read, sweep in ((rate, "T"), (gap, "k")):
+        check = Check(relation=Relation.rate, quantities=[Quantity(name="y")], subject="y",
+                      sweep=sweep, rate=read, quote=quote)  # fmt: skip
+        assert grounding_problems(check) == []
+    assert Rate.read("the bound O(d/\u221aT) holds") is None  # two variables: say which
+    assert Rate.read("the bound O(d/\u221aT) holds", symbol="T").exponent.value == -0.5  # type: ignore[union-attr]
+    assert Rate.read("grows as k^2 with no order") is None

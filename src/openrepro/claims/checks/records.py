@@ -38,7 +38,7 @@ from pydantic import (
     model_validator,
 )
 
-from openrepro.claims.values import Scale
+from openrepro.claims.values import Scale, find_powers
 from openrepro.errors import CheckError
 
 __all__ = [
@@ -238,6 +238,27 @@ class Rate(BaseModel):
         if isinstance(value, str) and value not in {o.value for o in Order}:
             return _ORDER_NAMES.get(value.strip().lower(), value)
         return value
+
+    @classmethod
+    def read(cls, quote: str, symbol: str = "") -> Rate | None:
+        """The first asymptotic rate ``quote`` states (``O(1/T)``, ``Θ(1/k²)``, ...) as a
+        :class:`Rate` whose constants are the expression as written (so it is grounded), on
+        ``symbol`` (default: the expression's only variable); None when there is none, or the
+        expression has several variables and no ``symbol`` says which."""
+        for mention in find_powers(quote):
+            if not mention.order:
+                continue
+            exponent, logs = mention.exponent(symbol), mention.log_power(symbol)
+            if exponent is None or logs is None:
+                continue
+            variables = [*mention.powers, *(v for v in mention.logs if v not in mention.powers)]
+            return cls(
+                order=Order(mention.order),
+                symbol=symbol or (variables[0] if variables else ""),
+                exponent=Constant(value=exponent, text=mention.text),
+                log_exponent=Constant(value=logs, text=mention.text) if logs else None,
+            )
+        return None
 
     def describe(self) -> str:
         """``Θ(k^-2)``, ``O(T^-1 log T)``."""
