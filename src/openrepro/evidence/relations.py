@@ -611,7 +611,8 @@ def _steps_against(
     for left, right in itertools.pairwise(ordered):
         before, after = by_x[left], by_x[right]
         level = math.fsum(before) / len(before)
-        margin = check.tolerance.margin(level)
+        # (never below a billionth of the series' range: rounding noise at a level of 0)
+        margin = max(check.tolerance.margin(level), 1e-9 * (max(y) - min(y)))
         step = welch_interval(after, before, confidence)  # after - before
         # rising: a confident fall beyond the margin; falling: a confident rise beyond it
         against = step.high < -margin if rising else step.low > margin
