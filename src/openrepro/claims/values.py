@@ -3,6 +3,12 @@
 Deliberately conservative: a value is recorded only with the number exactly as the paper wrote
 it, the unit next to it, and the nearest metric word; anything unclear stays unparsed rather
 than guessed. The judge later compares a logbook's measured values and scale with these.
+
+:func:`find_numbers` is the one number reader of the claims and their checks (``1e-15``,
+``10^6``, ``10⁶``, ``2 x 10^5``, ``4.5k``, ...); :func:`find_powers` reads rates and powers of
+variables (``O(1/T)``, ``Θ(1/k²)``, ``O(log T / T)``, ``k^2``, ``d³``, ``T^{-1/2}``), whose
+numbers are not stated numbers; :func:`find_count_words` reads counts written as words
+("four datasets").
 """
 
 from __future__ import annotations
