@@ -9,10 +9,19 @@ board now bounds:
 - cache filling: a unique query on every request;
 - oversized uploads: ``Content-Length`` of 200 MiB without a token, and with a forged token;
 - slow clients: connections that send half a body and then nothing (slowloris);
-- registration spam on the API.
+- registration spam on the API;
+- a request head of 4 MiB (the header cap must hold whatever HTTP parser is installed);
+- ``--idle`` idle connections (default 1,000) opened and held from one address;
+- cache filling through the paper list: crafted cursors (keys between rows), odd
+  ``limit``/``offset`` pairs, offsets past the end.
+
+Honest clients connect from 127.0.0.2, the idle-connection hoarder from 127.0.0.3 and the other
+hostile clients from 127.0.0.1 (all the loopback interface): per-client connection caps tell
+them apart as they would three hosts.
 
 Prints the honest p50/p95 unloaded and loaded, their ratio (the target: loaded p95 within 2x of
-unloaded), and what the hostile requests got (status counts).
+unloaded), what the hostile requests got (status counts), and the server's resident memory
+before and after the attack.
 
     .venv/bin/python bench/hostile_load.py [--papers 2000] [--seconds 10] [--hostile 4]
 """
@@ -22,6 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import random
 import socket
@@ -34,6 +44,7 @@ from pathlib import Path
 
 import httpx
 
+from openrepro.board.cursor import encode_cursor
 from openrepro.challenge import init_challenge
 from openrepro.papers.records import PaperRecord
 from openrepro.papers.service import import_papers
@@ -45,7 +56,10 @@ embedding token sequence language vision diffusion policy reward agent graph ker
 theorem proof sample complexity regret bandit estimator variance
 """
 WORDS = _VOCABULARY.split()
-KINDS = ["search x100", "api search x1500", "unique q", "upload 200MiB", "register"]
+KINDS = ["search x100", "api search x1500", "unique q", "upload 200MiB", "register",
+         "crafted cursor", "odd limit/offset", "offset past end", "4 MiB header"]  # fmt: skip
+HONEST_ADDRESS = "127.0.0.2"
+IDLE_ADDRESS = "127.0.0.3"  # the idle-connection hoarder: a host of its own
 
 
 def free_port() -> int:
@@ -99,7 +113,8 @@ async def honest(base: str, paths: list[str], seconds: float, clients: int) -> d
             errors += reply.status_code != 200
             i += clients
 
-    async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+    transport = httpx.AsyncHTTPTransport(local_address=HONEST_ADDRESS)
+    async with httpx.AsyncClient(base_url=base, timeout=60, transport=transport) as client:
         await asyncio.gather(*(one(client, k) for k in range(clients)))
     latencies.sort()
 
@@ -141,7 +156,49 @@ async def big_upload(host: str, port: int, *, forged: bool) -> str:
     return line.decode(errors="replace").split(" ")[1] if line else "closed"
 
 
-async def hostile(base: str, seconds: float, workers: int) -> Counter[str]:
+async def huge_header(host: str, port: int) -> str:
+    """A request whose head is 4 MiB: refused (the connection closed or a 4xx) if capped."""
+    reader, writer = await asyncio.open_connection(host, port)
+    try:
+        writer.write(b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: ")
+        for _ in range(64):
+            writer.write(b"a" * 65536)
+            await writer.drain()
+        writer.write(b"\r\n\r\n")
+        await writer.drain()
+        line = await asyncio.wait_for(reader.readline(), timeout=30)
+    except (OSError, TimeoutError):
+        return "closed"
+    finally:
+        writer.close()
+    return line.decode(errors="replace").split(" ")[1] if line else "closed"
+
+
+async def hold_idle(host: str, port: int, count: int, stop: float, seen: Counter[str]) -> None:
+    """Open ``count`` connections that send nothing, and keep re-opening them until ``stop``."""
+
+    async def one() -> None:
+        while time.monotonic() < stop:
+            try:
+                reader, writer = await asyncio.open_connection(
+                    host, port, local_addr=(IDLE_ADDRESS, 0)
+                )
+                line = await asyncio.wait_for(
+                    reader.readline(), timeout=max(0.1, stop - time.monotonic())
+                )
+                seen["idle -> busy" if line.startswith(b"HTTP/1.1 503") else "idle -> closed"] += 1
+                writer.close()
+                await asyncio.sleep(1.0)  # holding connections, not flooding with new ones
+            except TimeoutError:
+                seen["idle held until the end"] += 1
+            except OSError:
+                seen["idle refused"] += 1
+                await asyncio.sleep(0.5)
+
+    await asyncio.gather(*(one() for _ in range(count)))
+
+
+async def hostile(base: str, seconds: float, workers: int, idle: int = 0) -> Counter[str]:
     seen: Counter[str] = Counter()
     stop = time.monotonic() + seconds
     host, port = base.removeprefix("http://").split(":")
@@ -150,7 +207,7 @@ async def hostile(base: str, seconds: float, workers: int) -> Counter[str]:
         n = 0
         while time.monotonic() < stop:
             n += 1
-            kind = n % 5
+            kind = n % len(KINDS)
             try:
                 if kind == 0:
                     reply = await client.get("/papers", params={"q": " ".join(["model"] * 100)})
@@ -162,9 +219,21 @@ async def hostile(base: str, seconds: float, workers: int) -> Counter[str]:
                     status = await big_upload(host, int(port), forged=bool(n % 2))
                     seen[f"upload 200MiB -> {status}"] += 1
                     continue
-                else:
+                elif kind == 4:
                     reply = await client.post("/api/v1/participants",
                                               json={"handle": f"spam-{k}-{n}"})  # fmt: skip
+                elif kind == 5:
+                    crafted = encode_cursor("papers", (f"P{n % 1000:05d}-{k}",))
+                    reply = await client.get("/api/v1/papers", params={"cursor": crafted})
+                elif kind == 6:
+                    odd = {"limit": 1 + n % 997, "offset": n % 50}
+                    reply = await client.get("/api/v1/papers", params=odd)
+                elif kind == 7:
+                    reply = await client.get("/api/v1/papers", params={"offset": 10**9 + n})
+                else:
+                    status = await huge_header(host, int(port))
+                    seen[f"4 MiB header -> {status}"] += 1
+                    continue
                 seen[f"{KINDS[kind]} -> {reply.status_code}"] += 1
             except httpx.HTTPError as exc:
                 seen[f"error {type(exc).__name__}"] += 1
@@ -173,8 +242,23 @@ async def hostile(base: str, seconds: float, workers: int) -> Counter[str]:
         await asyncio.gather(
             *(attacker(client, k) for k in range(workers)),
             *(slowloris(host, int(port), stop, seen) for _ in range(workers)),
+            hold_idle(host, int(port), idle, stop, seen),
         )
     return seen
+
+
+def _attack(
+    base: str, seconds: float, workers: int, idle: int, results: multiprocessing.Queue[Counter[str]]
+) -> None:
+    results.put(asyncio.run(hostile(base, seconds, workers, idle)))
+
+
+def rss_mib(pid: int) -> float:
+    """The resident memory of process ``pid`` in MiB (Linux)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 def main() -> None:
@@ -183,6 +267,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--clients", type=int, default=4, help="honest clients")
     parser.add_argument("--hostile", type=int, default=4, help="hostile clients (and slowloris)")
+    parser.add_argument("--idle", type=int, default=1000, help="idle connections held")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="openrepro-hostile-") as tmp:
         folder = Path(tmp) / "ch"
@@ -210,15 +295,19 @@ def main() -> None:
             paths = honest_paths(random.Random(1), args.papers)
             asyncio.run(honest(base, paths, 2.0, args.clients))  # warm up
             alone = asyncio.run(honest(base, paths, args.seconds, args.clients))
+            rss_before = rss_mib(server.pid)
 
-            async def mixed() -> tuple[dict[str, float], Counter[str]]:
-                got = await asyncio.gather(
-                    honest(base, paths, args.seconds, args.clients),
-                    hostile(base, args.seconds, args.hostile),
-                )
-                return got[0], got[1]
-
-            loaded, seen = asyncio.run(mixed())
+            # the attack runs in a process of its own, so that its thousand connections do not
+            # slow the honest clients' own event loop (and so their measured latency)
+            results: multiprocessing.Queue[Counter[str]] = multiprocessing.Queue()
+            attack = multiprocessing.Process(
+                target=_attack, args=(base, args.seconds, args.hostile, args.idle, results)
+            )
+            attack.start()
+            loaded = asyncio.run(honest(base, paths, args.seconds, args.clients))
+            seen = results.get(timeout=120)
+            attack.join(timeout=30)
+            rss_after = rss_mib(server.pid)
         finally:
             server.terminate()
             server.wait(timeout=30)
@@ -230,6 +319,10 @@ def main() -> None:
         print(f"  {key}: {count}")
     print(f"honest p95: {alone['p95_ms']:.1f} ms alone, {loaded['p95_ms']:.1f} ms under attack "
           f"({ratio:.2f}x; target <= 2x) on {os.cpu_count()} CPUs")  # fmt: skip
+    print(
+        f"server memory: {rss_before:.0f} MiB before the attack, {rss_after:.0f} MiB after "
+        f"(+{rss_after - rss_before:.0f} MiB)"
+    )
 
 
 if __name__ == "__main__":

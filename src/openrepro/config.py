@@ -140,6 +140,12 @@ class Settings(BaseModel):
         gt=0,
         description="Longest time the board spends on one request before answering 503.",
     )
+    max_inflight_requests: int = Field(
+        default=64,
+        ge=1,
+        description="Most requests the board works on at once (per process); past it a request "
+        "is answered 503 with `Retry-After` at once instead of queueing.",
+    )
     client_timeout_s: float = Field(
         default=20.0,
         gt=0,

@@ -15,6 +15,7 @@ import uvicorn
 from test_bundle import make_bundle
 
 from openrepro.board import create_app
+from openrepro.board.server import uvicorn_options
 from openrepro.challenge import ChallengeContext
 
 __all__ = ["HOSTILE", "hostile_bundle", "live_board", "tarball", "wait_built"]
@@ -49,7 +50,7 @@ def live_board(ctx: ChallengeContext, cache_seconds: float = 0.0) -> Iterator[st
     port = _free_port()
     config = uvicorn.Config(
         create_app(ctx, cache_seconds=cache_seconds), host="127.0.0.1", port=port,
-        log_level="warning",
+        log_level="warning", **uvicorn_options(),
     )  # fmt: skip
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

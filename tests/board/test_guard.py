@@ -8,16 +8,21 @@ client, so "before any write" is measured, not assumed.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import text
+from starlette.concurrency import run_in_threadpool
 from starlette.types import Message, Receive, Scope, Send
 
 from openrepro.board import create_app
+from openrepro.board.guard import RequestGuard
 from openrepro.challenge import ChallengeContext
+from openrepro.errors import StoreError
 from openrepro.identity import register
 
 MiB = 1024 * 1024
@@ -144,3 +149,79 @@ def test_a_request_past_its_time_limit_gets_503(challenge: ChallengeContext) -> 
     assert reply.status_code == 503
     assert reply.json()["error"]["type"] == "RequestTimeout"
     assert reply.headers["x-content-type-options"] == "nosniff"
+
+
+def test_requests_past_the_inflight_cap_are_told_busy_at_once(challenge: ChallengeContext) -> None:
+    """Shedding load: past ``max_inflight_requests`` a request is answered 503 with
+    Retry-After at once, instead of queueing behind the slow ones."""
+    challenge.settings.max_inflight_requests = 1
+    release = asyncio.Event()
+
+    async def slow(scope: Scope, receive: Receive, send: Send) -> None:
+        await release.wait()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    guard = RequestGuard(slow, challenge)
+
+    async def both() -> tuple[list[Message], list[Message]]:
+        first: list[Message] = []
+        second: list[Message] = []
+
+        async def recv() -> Message:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def into(box: list[Message]) -> Any:
+            async def send(message: Message) -> None:
+                box.append(message)
+
+            return send
+
+        task = asyncio.create_task(guard(_scope("GET", "/", []), recv, await into(first)))
+        await asyncio.sleep(0.05)
+        await guard(_scope("GET", "/", []), recv, await into(second))
+        release.set()
+        await task
+        return first, second
+
+    first, second = asyncio.run(both())
+    assert first[0]["status"] == 200
+    assert second[0]["status"] == 503
+    assert (b"retry-after", b"5") in second[0]["headers"]
+
+
+def test_a_timed_out_request_stops_its_statements(challenge: ChallengeContext) -> None:
+    """Before: a request past its 503 kept running its query in a worker thread."""
+    challenge.settings.request_timeout_s = 0.3
+    ended: list[tuple[str, float]] = []
+    slow_sql = text(
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 200000000) "
+        "SELECT count(*) FROM c"
+    )
+
+    def query() -> None:
+        try:
+            with challenge.store.session() as session:
+                session.execute(slow_sql).scalar()
+            ended.append(("finished", time.monotonic()))
+        except StoreError:
+            ended.append(("interrupted", time.monotonic()))
+
+    async def route(scope: Scope, receive: Receive, send: Send) -> None:
+        await run_in_threadpool(query)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"done"})
+
+    async def recv() -> Message:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    started = time.monotonic()
+    sent = _run(RequestGuard(route, challenge), _scope("GET", "/", []), recv)
+    assert sent[0]["status"] == 503
+    for _ in range(600):  # the worker thread is not awaited by the 503: wait for it to end
+        if ended:
+            break
+        time.sleep(0.05)
+    # uninterrupted, the statement runs for minutes: it ended because it was interrupted
+    assert ended and ended[0][0] == "interrupted"
+    assert ended[0][1] - started < 30

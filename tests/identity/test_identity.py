@@ -93,3 +93,19 @@ def test_a_frozen_challenge_refuses_registration_until_reopened(
     reopen(challenge)
     ensure_writable(challenge)
     register(challenge, "bo")
+
+
+def test_handles_are_unique_whatever_their_case(challenge: ChallengeContext) -> None:
+    """Before: `Carol` and `carol` both registered, two identities one reader cannot tell
+    apart."""
+    register(challenge, "Carol", actor=Actor())
+    for variant in ("carol", "CAROL", "cArOl"):
+        for actor in (Actor(), None):  # self-registration and the organizer alike
+            with pytest.raises(PermissionDeniedError, match="already registered as 'Carol'"):
+                if actor is None:
+                    register(challenge, variant)
+                else:
+                    register(challenge, variant, actor=actor)
+    assert [p.handle for p in list_participants(challenge)] == ["Carol"]
+    # the organizer may still re-issue the exact handle's token
+    assert register(challenge, "Carol").participant.handle == "Carol"

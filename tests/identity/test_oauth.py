@@ -26,7 +26,7 @@ from fastapi.testclient import TestClient
 
 from openrepro.board import create_app
 from openrepro.challenge import ChallengeContext
-from openrepro.identity import get_participant
+from openrepro.identity import get_participant, register
 
 CLIENT_ID, CLIENT_SECRET = "app-123", "s3cret"
 
@@ -143,3 +143,27 @@ def test_a_forged_or_replayed_callback_signs_nobody_in(
     # without the oauth policy there is no login
     board.app.state.ctx.settings.registration = "open"
     assert board.get("/auth/login", follow_redirects=False).status_code == 404
+
+
+def test_a_login_never_takes_over_a_handle_it_does_not_own(
+    login: tuple[TestClient, dict[str, str]], challenge: ChallengeContext
+) -> None:
+    """Before: an HF account whose username equalled an existing handle (an organizer's
+    included) got that handle's token with its role, and the holder's token was revoked."""
+    board, users = login
+    boss = register(challenge, "boss", role="organizer")
+    carol = register(challenge, "carol")  # registered by an organizer, not through the login
+    for name in ("boss", "carol", "Carol", "BOSS"):
+        users["next"] = name
+        page = _sign_in(board)
+        assert page.status_code == 401, name
+        assert "not linked to this Hugging Face login" in page.text
+    for holder in (boss, carol):  # the holders' tokens still work, with their own roles
+        me = board.get("/api/v1/me", headers={"Authorization": f"Bearer {holder.token}"}).json()
+        assert me["handle"] == holder.participant.handle
+        assert me["role"] == holder.participant.role
+    # an account registered through the login is not taken over by a case variant either
+    users["next"] = "ada"
+    assert _sign_in(board).status_code == 200
+    users["next"] = "ADA"
+    assert _sign_in(board).status_code == 401

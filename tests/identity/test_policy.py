@@ -14,7 +14,14 @@ from test_teams import _consensus, _setup, _verdict
 from openrepro.board import create_app
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import PermissionDeniedError
-from openrepro.identity import Actor, create_invite, get_participant, register
+from openrepro.identity import (
+    LOCAL_ORGANIZER,
+    Actor,
+    create_invite,
+    get_participant,
+    register,
+    set_team,
+)
 
 API = "/api/v1"
 
@@ -101,3 +108,36 @@ def test_a_sock_puppet_cannot_move_consensus(challenge: ChallengeContext, policy
         with pytest.raises(PermissionDeniedError):
             register(challenge, "puppet2", actor=Actor(handle="puppet2", role="participant"))
     assert _consensus(challenge) == before == ("verified", 1, 0)
+
+
+def test_under_open_registration_a_sock_puppet_is_shown_not_counted(
+    challenge: ChallengeContext,
+) -> None:
+    """Before: under the default `open` policy one sock puppet turned a verified claim into
+    contested (and halved two participants' credit). A self-registered participant without a
+    confirmed team is now shown, not counted."""
+    from openrepro.outcomes import current_verdicts
+
+    assert challenge.settings.registration == "open"
+    _setup(challenge)
+    register(challenge, "victim")  # registered by an organizer: vouched for
+    _verdict(challenge, "victim", "verified")
+    client = TestClient(create_app(challenge, cache_seconds=0))
+    reply = client.post(f"{API}/participants", json={"handle": "puppet"})
+    assert reply.status_code == 201  # anyone may register...
+    assert get_participant(challenge, "puppet").identity_source == ""
+    _verdict(challenge, "puppet", "falsified")
+    assert _consensus(challenge) == ("verified", 1, 0)  # ...but moves nothing
+    with challenge.store.session() as session:  # shown: the judge's value is kept beside it
+        values = {(c.participant, c.verdict.verdict, c.value)
+                  for c in current_verdicts(session, challenge)}  # fmt: skip
+    assert ("puppet", "falsified", "inconclusive") in values
+    # under any other policy a registration was checked: it counts as it is
+    challenge.settings.registration = "invite"
+    assert _consensus(challenge) == ("contested", 1, 1)
+    challenge.settings.registration = "open"
+    assert _consensus(challenge) == ("verified", 1, 0)
+    # confirmed by an organizer into a team, the same participant counts
+    set_team(challenge, "puppet", "lab", actor=LOCAL_ORGANIZER)
+    assert get_participant(challenge, "puppet").team_confirmed
+    assert _consensus(challenge) == ("contested", 1, 1)

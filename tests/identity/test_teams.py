@@ -52,7 +52,9 @@ def test_joining_the_victims_team_does_not_neutralise_its_verdict(
     challenge: ChallengeContext,
 ) -> None:
     """The attack: joining the victim's team (a team is self-declared at registration) turned
-    its `verified` into `inconclusive`."""
+    its `verified` into `inconclusive`. Under a policy that checks registrations (under
+    `open`, mallory would not count at all: test_policy)."""
+    challenge.settings.registration = "approval"
     _setup(challenge)
     register(challenge, "victim", team="lab")  # the organizer set the team up: confirmed
     register(challenge, "colleague", team="lab")
@@ -68,6 +70,7 @@ def test_joining_the_victims_team_does_not_neutralise_its_verdict(
 
 
 def test_a_handle_named_like_a_team_is_not_that_team(challenge: ChallengeContext) -> None:
+    challenge.settings.registration = "approval"  # a checked registration: "lab" counts
     _setup(challenge)
     register(challenge, "victim", team="lab")
     _verdict(challenge, "victim", "verified")

@@ -55,7 +55,10 @@ def perceptual(challenge: ChallengeContext) -> None:
 
 def _reviewer(ctx: ChallengeContext, folder: Path, handle: str) -> TestClient:
     task = load_task(folder)
-    return TestClient(create_app(folder, handle, StoredAnswerLog(ctx, task, handle)))
+    return TestClient(
+        create_app(folder, handle, StoredAnswerLog(ctx, task, handle)),
+        base_url="http://127.0.0.1:8765",
+    )
 
 
 def _answer(client: TestClient, *, honest: bool, limit: int | None = None) -> int:

@@ -37,7 +37,7 @@ def test_task_schedule_blinding_and_durable_answers(tmp_path: Path) -> None:
     assert [s.item for s in slots] != [s.item for s in schedule(task, "bob")]
     assert {s.order for s in slots} == {"AB", "BA"}
 
-    client = TestClient(create_app(tmp_path / "task", "alice"))
+    client = TestClient(create_app(tmp_path / "task", "alice"), base_url="http://127.0.0.1:8765")
     page = client.get("/")
     assert "pair_" not in page.text and "quantized" not in page.text  # blinded
     assert "default-src 'none'" in page.headers["content-security-policy"]

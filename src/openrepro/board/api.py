@@ -19,7 +19,7 @@ from starlette.concurrency import run_in_threadpool
 
 from openrepro.board import data as board_data
 from openrepro.board.cache import AGGREGATE, Aggregates, PageCache
-from openrepro.board.cursor import MAX_CURSOR_CHARS, keyset_page
+from openrepro.board.cursor import MAX_CURSOR_CHARS, is_page_boundary, keyset_page
 from openrepro.board.guard import MAX_ROW_ID, RowId
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.records import ClaimView
@@ -106,6 +106,7 @@ def _body(record: BaseModel) -> bytes:
 
 
 #: Verdicts per page of ``GET /verdicts`` unless ``limit`` says otherwise, and at most.
+PAPERS_PAGE = 100
 VERDICTS_PAGE = 1000
 MAX_VERDICTS_PAGE = 5000
 
@@ -140,7 +141,7 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
                 description="Full-text search over title, abstract, text (words AND-ed)",
             ),
         ] = "",
-        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+        limit: Annotated[int, Query(ge=1, le=1000)] = PAPERS_PAGE,
         offset: Annotated[int, Query(ge=0, description="Skip this many (prefer `cursor`)")] = 0,
         cursor: Annotated[
             str,
@@ -154,14 +155,29 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
                                 f"{', '.join(board_data.PAPER_FILTERS)}")  # fmt: skip
         if cache is None or search_terms(q):
             rows = board_data.paper_rows(ctx, status=status, query=q)
+            if offset and offset >= len(rows):
+                raise ConfigError(f"offset {offset} is past the end of the list "
+                                  f"({len(rows)} papers)")  # fmt: skip
             return _json(PaperList(total=len(rows), offset=offset, limit=limit,
                                    papers=rows[offset : offset + limit]))  # fmt: skip
-        key = f"api:papers?{status}&{limit}&{offset}&{cursor}"
+        build = listing(status, limit, offset, cursor)
+        if not await run_in_threadpool(canonical, status, limit, offset, cursor):
+            # answered, not kept: crafted cursors and limit/offset pairs never fill the cache
+            return Response(await run_in_threadpool(build, set()), media_type="application/json")
+        key = f"api:papers?{status}&{cursor}"
         found = cache.peek(key)  # a fresh cached answer: no query, no serialisation
         if found is None:
-            build = listing(status, limit, offset, cursor)
             found = await run_in_threadpool(cache.value, key, build)
         return Response(found, media_type="application/json")
+
+    def canonical(status: str, limit: int, offset: int, cursor: str) -> bool:
+        """The URLs worth a cache entry: the default page size, no offset, and no cursor or one
+        that names a row of the list (the ones the board hands out); about one entry per row
+        at most, whatever a client sends."""
+        if limit != PAPERS_PAGE or offset:
+            return False
+        assert data is not None
+        return not cursor or is_page_boundary("papers", data.paper_keys(status), cursor)
 
     def listing(status: str, limit: int, offset: int, cursor: str) -> Callable[[set[str]], bytes]:
         def build(tags: set[str]) -> bytes:

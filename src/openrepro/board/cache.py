@@ -304,6 +304,10 @@ class PageCache:
         self._fill_left = 0
         self.warmed = 0  # values built ahead (by the background worker or a fill)
 
+    def __len__(self) -> int:
+        """How many pages and values the cache holds now."""
+        return len(self._pages)
+
     # -- freshness ---------------------------------------------------------------------------
 
     def _due(self) -> bool:

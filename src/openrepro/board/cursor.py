@@ -19,7 +19,14 @@ from typing import Any
 
 from openrepro.errors import ConfigError
 
-__all__ = ["Page", "anchored_page", "decode_cursor", "encode_cursor", "keyset_page"]
+__all__ = [
+    "Page",
+    "anchored_page",
+    "decode_cursor",
+    "encode_cursor",
+    "is_page_boundary",
+    "keyset_page",
+]
 
 MAX_CURSOR_CHARS = 2000
 
@@ -63,8 +70,11 @@ def keyset_page(
     kind: str, keys: Sequence[tuple[Any, ...]], cursor: str | None, size: int, offset: int = 0
 ) -> Page:
     """The page of a list whose rows have the sorted ``keys`` that ``cursor`` points at (without
-    one: the page starting at row ``offset``)."""
-    start = min(offset, len(keys))
+    one: the page starting at row ``offset``; an offset past the end is a 400, not an empty
+    page: every distinct offset would otherwise be a distinct answer to build and keep)."""
+    if offset and offset >= len(keys):
+        raise ConfigError(f"offset {offset} is past the end of the list ({len(keys)} rows)")
+    start = offset
     if cursor:
         key, direction = decode_cursor(kind, cursor)
         try:
@@ -103,5 +113,14 @@ def _page(kind: str, keys: Sequence[tuple[Any, ...]], start: int, size: int) -> 
         start=start,
         end=end,
         next=encode_cursor(kind, keys[end - 1]) if end < len(keys) else None,
-        prev=encode_cursor(kind, keys[start], "before") if start > 0 else None,
+        prev=encode_cursor(kind, keys[start], "before") if 0 < start < len(keys) else None,
     )
+
+
+def is_page_boundary(kind: str, keys: Sequence[tuple[Any, ...]], cursor: str) -> bool:
+    """Whether ``cursor`` names a row of the list (a cursor the board itself hands out), as
+    opposed to a crafted key between rows: only such cursors are worth a cache entry (a
+    crafted one is answered, just not kept)."""
+    key, _ = decode_cursor(kind, cursor)
+    at = bisect_left(keys, key)
+    return at < len(keys) and tuple(keys[at]) == key

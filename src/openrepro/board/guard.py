@@ -9,7 +9,14 @@
 - a logbook upload needs a valid ``Bearer`` token before its body is read (401 otherwise), so an
   anonymous or forged request never makes the server spool an archive to disk;
 - a client that sends no piece of its body for ``client_timeout_s`` gets 408, and a request that
-  takes longer than ``request_timeout_s`` gets 503 (when no answer has started yet).
+  takes longer than ``request_timeout_s`` gets 503 (when no answer has started yet); its work is
+  cancelled, including statements running in a worker thread (the store's deadline,
+  :func:`openrepro.store.db.deadline`, interrupts them), so a timed-out request stops costing;
+- at most ``max_inflight_requests`` requests are worked on at once; one more is answered 503 with
+  ``Retry-After`` at once (shedding load instead of queueing every client behind it).
+
+Connection-level limits (request head size and deadline, connection caps) are
+:mod:`openrepro.board.server`'s.
 
 A reverse proxy in front of the board should enforce the same limits (docs/deploy.md).
 """
@@ -29,6 +36,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import AuthError, OpenReproError
 from openrepro.identity import authenticate
+from openrepro.store.db import deadline
 
 __all__ = ["MAX_ROW_ID", "MULTIPART_SLACK", "UPLOAD_PATHS", "RequestGuard", "RowId"]
 
@@ -51,19 +59,38 @@ def _bearer(headers: Headers) -> str | None:
 class RequestGuard:
     def __init__(self, app: ASGIApp, ctx: ChallengeContext) -> None:
         self.app, self.ctx = app, ctx
+        self.inflight = 0
 
-    async def _reply(self, send: Send, status: int, kind: str, message: str) -> None:
+    async def _reply(
+        self, send: Send, status: int, kind: str, message: str, *, retry_after: int = 0
+    ) -> None:
         body = json.dumps({"error": {"type": kind, "message": message}}).encode()
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json"),
-                                (b"content-length", str(len(body)).encode()),
-                                (b"connection", b"close")]})  # fmt: skip
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"connection", b"close"),
+        ]
+        if retry_after:
+            headers.append((b"retry-after", str(retry_after).encode()))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        if self.inflight >= self.ctx.settings.max_inflight_requests:
+            busy = "the board is busy; retry in a few seconds"
+            await self._reply(send, 503, "ServerBusy", busy, retry_after=5)
+            return
+        self.inflight += 1
+        try:
+            with deadline(self.ctx.settings.request_timeout_s):
+                await self._guarded(scope, receive, send)
+        finally:
+            self.inflight -= 1
+
+    async def _guarded(self, scope: Scope, receive: Receive, send: Send) -> None:
         settings = self.ctx.settings
         headers = Headers(scope=scope)
         upload = scope["method"] == "POST" and scope["path"].rstrip("/") in UPLOAD_PATHS

@@ -185,12 +185,13 @@ def demo(
         import uvicorn
 
         from openrepro.board import create_app
+        from openrepro.board.server import uvicorn_options
         from openrepro.challenge import open_challenge
 
         challenge = open_challenge(folder)
         try:
             app = create_app(challenge)
             err_console.print(f"board on http://127.0.0.1:{port}/  (Ctrl-C stops)")
-            uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+            uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", **uvicorn_options())
         finally:
             challenge.close()

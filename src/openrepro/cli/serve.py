@@ -8,14 +8,11 @@ import typer
 
 from openrepro.cli._common import err_console, open_from
 
-__all__ = ["KEEP_ALIVE_S", "MAX_CONNECTIONS", "MAX_HEADER_BYTES", "serve"]
+__all__ = ["serve"]
 
-#: Connection limits of uvicorn (the board's own body caps and request timeouts are in
-#: openrepro.board.guard): idle keep-alive connections close after 5 s, a request's headers may
-#: take 32 KiB, and at most 1,000 connections are served at once (503 beyond).
-KEEP_ALIVE_S = 5
-MAX_HEADER_BYTES = 32 * 1024
-MAX_CONNECTIONS = 1000
+# Connection limits (head cap, head deadline, per-client and total connection caps, whatever
+# HTTP parser is installed) are openrepro.board.server's; body caps, in-flight requests and
+# request timeouts are openrepro.board.guard's.
 
 
 def serve(
@@ -43,6 +40,7 @@ def serve(
     import uvicorn
 
     from openrepro.board import create_app
+    from openrepro.board.server import uvicorn_options
 
     challenge = open_from(ctx)
     err_console.print(f"board on http://{host}:{port}/  (API docs: /api/docs; Ctrl-C stops)")
@@ -50,12 +48,8 @@ def serve(
         # each worker imports the app factory and opens the challenge from OPENREPRO_HOME
         os.environ["OPENREPRO_HOME"] = str(challenge.settings.directory)
         uvicorn.run("openrepro.board.asgi:make_app", factory=True, host=host, port=port,
-                    workers=workers, log_level="warning", timeout_keep_alive=KEEP_ALIVE_S,
-                    h11_max_incomplete_event_size=MAX_HEADER_BYTES,
-                    limit_concurrency=MAX_CONNECTIONS)  # fmt: skip
+                    workers=workers, log_level="warning", **uvicorn_options())  # fmt: skip
         return
     app = create_app(challenge, cache_seconds=cache_seconds, cache_pages=cache_pages, warm=warm,
                      settle_heap=True)  # fmt: skip
-    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_keep_alive=KEEP_ALIVE_S,
-                h11_max_incomplete_event_size=MAX_HEADER_BYTES,
-                limit_concurrency=MAX_CONNECTIONS)  # fmt: skip
+    uvicorn.run(app, host=host, port=port, log_level="warning", **uvicorn_options())

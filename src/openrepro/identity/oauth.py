@@ -5,9 +5,14 @@ The board sends the browser to ``{oauth_url}/oauth/authorize`` with a random ``s
 also keeps in a cookie; the provider sends it back to ``/auth/callback`` with a ``code``, which the
 board exchanges at ``{oauth_url}/oauth/token`` (client id and secret, HTTP Basic) for an access
 token, and reads the user at ``{oauth_url}/oauth/userinfo``. The handle is the provider's
-``preferred_username`` (the HF username): verified, so the login registers it, or gives its
-owner a new API token when it exists. Nothing from the browser but the ``code`` is trusted, and
-the ``state`` must match the cookie (no login CSRF).
+``preferred_username`` (the HF username): verified, so the login registers it when it is new.
+A login reaches an existing handle only when that handle is this login's own: registered
+through this login (``identity_source == "hf-oauth"``, the same username, any case folded the
+same) and a participant. A handle registered any other way (by an organizer, under ``open`` or
+``invite``), an organizer's above all, is refused: a Hugging Face account whose username
+happens to equal it gets nothing, and the holder's token stays valid. A login never grants a
+role. Nothing from the browser but the ``code`` is trusted, and the ``state`` must match the
+cookie (no login CSRF).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from openrepro.errors import AuthError, ConfigError, NotFoundError
 from openrepro.identity.service import (
     Actor,
     Registration,
+    find_folded,
     get_participant,
     register,
     rotate_token,
@@ -99,10 +105,19 @@ def finish_login(
     if not code:
         raise ConfigError("the provider sent no code")
     user = _user(ctx, code, redirect_uri)
-    try:
-        get_participant(ctx, user.username)
-    except NotFoundError:
+    with ctx.store.session() as session:
+        existing = find_folded(session, ctx, user.username)
+        linked = existing is not None and (
+            existing.identity_source == "hf-oauth" and existing.handle == user.username
+        )
+        role = existing.role if existing is not None else "participant"
+    if existing is None:
         return register(ctx, user.username, name=user.name, actor=Actor(),
                         identity_source="hf-oauth")  # fmt: skip
+    if not linked or role != "participant":
+        raise AuthError(
+            f"the handle {existing.handle!r} exists and is not linked to this Hugging Face "
+            "login; ask an organizer if it is yours"
+        )
     token = rotate_token(ctx, user.username, actor=Actor(handle=user.username, role="participant"))
     return Registration(participant=get_participant(ctx, user.username), token=token)

@@ -33,6 +33,7 @@ __all__ = [
     "authenticate",
     "check_not_frozen",
     "ensure_writable",
+    "find_folded",
     "get_participant",
     "hash_token",
     "list_participants",
@@ -111,6 +112,19 @@ def _find(session: Session, ctx: ChallengeContext, handle: str) -> Participant |
     )
 
 
+def find_folded(session: Session, ctx: ChallengeContext, handle: str) -> Participant | None:
+    """The participant whose handle equals ``handle`` whatever the case: handles are unique
+    case-insensitively (``Carol`` and ``carol`` are one handle), though each is stored and
+    shown as it was registered."""
+    return session.scalar(
+        select(Participant)
+        .where(Participant.challenge_id == ctx.challenge_id,
+               func.lower(Participant.handle) == handle.lower())
+        .order_by(Participant.id)
+        .limit(1)
+    )  # fmt: skip
+
+
 def admit(
     ctx: ChallengeContext,
     session: Session,
@@ -123,8 +137,8 @@ def admit(
     the challenge's ``registration`` policy; an invite code is used up here (same transaction).
     ``identity_source`` is set by server-side flows only (the OAuth callback), never by a
     request's body."""
-    if actor.is_organizer:
-        return "active", identity_source or ""
+    if actor.is_organizer:  # vouched for: counts as independent under any policy
+        return "active", identity_source or "organizer"
     if identity_source == "hf-oauth":
         return "active", "hf-oauth"
     policy = ctx.settings.registration
@@ -186,6 +200,12 @@ def register(
     with ctx.store.session() as session:
         ensure_writable(ctx, session)
         row = _find(session, ctx, handle)
+        folded = row or find_folded(session, ctx, handle)
+        if folded is not None and folded.handle != handle:
+            raise PermissionDeniedError(
+                f"handle {handle!r} is already registered as {folded.handle!r} "
+                "(handles are unique whatever their case)"
+            )
         if row is not None and not actor.is_organizer:
             raise PermissionDeniedError(f"handle {handle!r} is already registered")
         status, source = admit(ctx, session, actor, invite=invite, identity_source=identity_source)

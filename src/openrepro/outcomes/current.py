@@ -15,7 +15,11 @@ self-declared, unconfirmed team does not count as one.
 Its *effective value* (``value``) is the newest organizer edit or re-check decision
 (:class:`~openrepro.store.VerdictEdit`) when there is one, else the judge's value, except that a
 ``verified`` resting on evidence below the challenge's ``min_provenance_verified`` counts as
-``inconclusive``. The judge's own value is kept beside it.
+``inconclusive``, and so does every verdict of an *unvouched* participant under ``open``
+registration: one who registered themselves (no invite, no Hugging Face login, not registered
+by an organizer: ``identity_source`` empty) and has no confirmed team. Such verdicts are shown,
+not counted: a sock puppet moves no consensus and no other participant's credit. The judge's own
+value is kept beside it.
 
 Consensus, paper outcomes and stats (:mod:`openrepro.outcomes.compute`), the re-check queue,
 author outreach, the board, the static site and the frozen dataset all read current verdicts
@@ -45,6 +49,7 @@ __all__ = [
     "current_verdicts_query",
     "current_verdicts_sql",
     "hidden_papers",
+    "open_registration",
     "query_params",
     "statement",
 ]
@@ -84,6 +89,8 @@ def current_verdicts_sql(hide: bool, restrict: str = "") -> str:
                CASE WHEN e.id IS NOT NULL THEN 1 ELSE 0 END AS edited,
                CASE
                  WHEN e.id IS NOT NULL THEN e.new_value
+                 WHEN :open_registration = 1 AND pt.identity_source = ''
+                      AND NOT (pt.team IS NOT NULL AND pt.team_confirmed) THEN 'inconclusive'
                  WHEN v.verdict = 'verified' AND v.provenance NOT IN :accepted THEN 'inconclusive'
                  ELSE v.verdict
                END AS value
@@ -95,6 +102,12 @@ def current_verdicts_sql(hide: bool, restrict: str = "") -> str:
         LEFT JOIN last_edit le ON le.verdict_id = v.id
         LEFT JOIN verdict_edits e ON e.id = le.id
     )"""
+
+
+def open_registration(ctx: ChallengeContext) -> int:
+    """1 when anyone may register (``registration = "open"``): unvouched participants' verdicts
+    are then shown, not counted (see the module docstring)."""
+    return int(ctx.settings.registration == "open")
 
 
 def hidden_papers(ctx: ChallengeContext, now: datetime | None = None) -> list[int]:
@@ -126,6 +139,7 @@ def query_params(
     params: dict[str, Any] = {
         "challenge": ctx.challenge_id,
         "accepted": accepted_levels(ctx.settings.min_provenance_verified),
+        "open_registration": open_registration(ctx),
     }
     if hidden:
         params["hidden"] = list(hidden)

@@ -51,7 +51,12 @@ from openrepro.evidence.testimony import stance_of
 from openrepro.logbooks.records import Testimony
 from openrepro.logbooks.revisions import latest_logbook_sql
 from openrepro.outcomes.consensus import AGREES, CONSENSUS_SQL, OUTCOMES_SQL
-from openrepro.outcomes.current import accepted_levels, current_verdicts_sql, statement
+from openrepro.outcomes.current import (
+    accepted_levels,
+    current_verdicts_sql,
+    open_registration,
+    statement,
+)
 from openrepro.store import Claim, Logbook, Paper
 from openrepro.store.tables_outcomes import (
     OutcomeBuilt,
@@ -86,7 +91,10 @@ _CLAIM_COLUMNS = "claim_id, paper_id, venue_id, key, consensus, logbooks, nv, nf
 
 
 def _accepted(ctx: ChallengeContext) -> str:
-    return ",".join(accepted_levels(ctx.settings.min_provenance_verified))
+    """What the derived rows were counted under: the accepted levels and, under ``open``
+    registration, that unvouched participants do not count (a change rebuilds every paper)."""
+    levels = ",".join(accepted_levels(ctx.settings.min_provenance_verified))
+    return levels + ("|open" if open_registration(ctx) else "")
 
 
 def stale_papers(session: Session, ctx: ChallengeContext) -> list[tuple[int, int]]:
@@ -209,6 +217,7 @@ def _build(session: Session, ctx: ChallengeContext, stale: Sequence[tuple[int, i
     params: dict[str, Any] = {
         "challenge": ctx.challenge_id,
         "accepted": accepted_levels(ctx.settings.min_provenance_verified),
+        "open_registration": open_registration(ctx),
         "papers": papers,
     }
     session.execute(

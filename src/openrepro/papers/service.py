@@ -7,7 +7,6 @@ source does not know (``None``) never overwrites a stored value.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -30,6 +29,7 @@ from openrepro.papers.records import (
     SkippedItem,
 )
 from openrepro.store import Claim, Paper, Store
+from openrepro.store.db import deadline, deadline_remaining
 from openrepro.store.models import utcnow
 
 __all__ = [
@@ -259,20 +259,13 @@ def _fts5_query(terms: list[str]) -> str:
 
 @contextmanager
 def _time_limit(session: Session, seconds: float) -> Iterator[None]:
-    """Abort the statements run inside after ``seconds`` (SQLite: a progress handler that
-    interrupts; PostgreSQL: ``statement_timeout`` for the transaction)."""
-    if session.get_bind().dialect.name != "sqlite":
-        session.execute(text(f"SET LOCAL statement_timeout = {max(1, int(seconds * 1000))}"))
+    """Abort the statements run inside after ``seconds`` (the store's deadline: SQLite's
+    progress handler interrupts; PostgreSQL: ``statement_timeout`` for the transaction)."""
+    with deadline(seconds):
+        if session.get_bind().dialect.name != "sqlite":
+            left = deadline_remaining() or 0.0
+            session.execute(text(f"SET LOCAL statement_timeout = {max(1, int(left * 1000))}"))
         yield
-        return
-    raw = session.connection().connection.driver_connection
-    assert isinstance(raw, sqlite3.Connection)
-    deadline = time.monotonic() + seconds
-    raw.set_progress_handler(lambda: int(time.monotonic() > deadline), 100)
-    try:
-        yield
-    finally:
-        raw.set_progress_handler(None, 0)
 
 
 def search_papers(

@@ -2,7 +2,8 @@
 
 No external resources (the page, its script and the images come from this server; a strict
 Content-Security-Policy says so), Jinja2 with autoescape, answers only from this server's own
-page (a per-start form token and an ``Origin`` check stop cross-site form posts), images under
+page (a per-start form token and an ``Origin`` check stop cross-site form posts; a ``Host``
+check stops DNS rebinding), images under
 opaque ids (the source is hidden), keyboard shortcuts (the option keys), progress, and
 resumption: the next slot is the first of the reviewer's schedule without an answer in
 answers.csv (or, for a stored task, in the store).
@@ -24,11 +25,12 @@ from urllib.parse import urlsplit
 from fastapi import FastAPI, Form, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from openrepro.errors import ConfigError
 from openrepro.review.task import AnswerLog, load_task, schedule
 
-__all__ = ["create_app", "same_origin", "serve_task"]
+__all__ = ["LOCAL_HOSTS", "create_app", "same_origin", "serve_task"]
 
 _CSP = (
     "default-src 'none'; img-src 'self'; script-src 'self'; connect-src 'self'; "
@@ -112,9 +114,21 @@ def same_origin(request: Request) -> bool:
     return parts.scheme in ("http", "https") and parts.netloc == host
 
 
-def create_app(folder: Path, reviewer: str, log: AnswerLog | None = None) -> FastAPI:
+#: Host names the review page answers to: a request naming any other host (a DNS-rebinding
+#: page in the reviewer's browser, whose name now points at 127.0.0.1) gets 400.
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
+
+
+def create_app(
+    folder: Path,
+    reviewer: str,
+    log: AnswerLog | None = None,
+    *,
+    allowed_hosts: tuple[str, ...] = LOCAL_HOSTS,
+) -> FastAPI:
     """The review page of the task in ``folder`` for ``reviewer``; answers go to ``log``
-    (default: the task's answers.csv; a stored task passes its store-backed log)."""
+    (default: the task's answers.csv; a stored task passes its store-backed log). Only
+    requests whose ``Host`` is one of ``allowed_hosts`` are answered."""
     if not reviewer.strip():
         raise ConfigError("a reviewer name is required")
     task = load_task(folder)
@@ -135,6 +149,7 @@ def create_app(folder: Path, reviewer: str, log: AnswerLog | None = None) -> Fas
     for option in task.options:
         options.setdefault(option.label, []).append(option.key)
     app = FastAPI(title=f"review {task.name}", docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
     csrf = secrets.token_urlsafe(32)  # per server start: a form from another site cannot know it
 
     def secure(response: Response) -> Response:
@@ -199,4 +214,8 @@ def serve_task(
     """Serve the review page until interrupted."""
     import uvicorn
 
-    uvicorn.run(create_app(folder, reviewer, log), host=host, port=port, log_level="warning")
+    hosts = (
+        LOCAL_HOSTS if host in LOCAL_HOSTS or host in ("0.0.0.0", "::") else (*LOCAL_HOSTS, host)
+    )
+    app = create_app(folder, reviewer, log, allowed_hosts=hosts)
+    uvicorn.run(app, host=host, port=port, log_level="warning")

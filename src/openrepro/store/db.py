@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, inspect, make_url
@@ -12,9 +14,45 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from openrepro.errors import ConfigError, StoreError
 
-__all__ = ["Store", "head_revision", "make_engine", "normalize_url"]
+__all__ = ["Store", "deadline", "deadline_remaining", "head_revision", "make_engine",
+           "normalize_url"]  # fmt: skip
 
 MIGRATIONS = "openrepro.store:migrations"
+
+#: The monotonic time after which statements run in this context are interrupted (None: never).
+#: Set by :func:`deadline`; threads started with a copy of the context (Starlette's thread pool
+#: for a route) inherit it, so a request answered 503 stops its queries too.
+_DEADLINE: ContextVar[float | None] = ContextVar("openrepro_store_deadline", default=None)
+#: SQLite calls the deadline check every this many virtual-machine instructions.
+_SQLITE_CHECK_EVERY = 4_000
+
+
+@contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Interrupt every statement run inside after ``seconds`` (or at an outer deadline, if
+    sooner): SQLite through a progress handler on every connection, PostgreSQL through
+    ``SET LOCAL statement_timeout`` at the start of each transaction (and by callers that
+    begin a statement later, :func:`deadline_remaining`). An interrupted statement raises
+    ``sqlalchemy.exc.OperationalError`` (SQLite ``interrupted``; PostgreSQL
+    ``QueryCanceled``, a subclass), which :meth:`Store.session` turns into a StoreError."""
+    end = time.monotonic() + seconds
+    outer = _DEADLINE.get()
+    token = _DEADLINE.set(end if outer is None else min(outer, end))
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def deadline_remaining() -> float | None:
+    """Seconds left before this context's deadline (0 when past it; None when there is none)."""
+    end = _DEADLINE.get()
+    return None if end is None else max(0.0, end - time.monotonic())
+
+
+def _past_deadline() -> int:
+    end = _DEADLINE.get()
+    return int(end is not None and time.monotonic() > end)
 
 
 def normalize_url(url: str) -> str:
@@ -32,6 +70,13 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.execute("PRAGMA foreign_keys=ON")
     cur.execute("PRAGMA busy_timeout=30000")
     cur.close()
+    dbapi_conn.set_progress_handler(_past_deadline, _SQLITE_CHECK_EVERY)
+
+
+def _postgres_deadline(_session: Any, _transaction: Any, connection: Any) -> None:
+    left = deadline_remaining()
+    if left is not None:
+        connection.exec_driver_sql(f"SET LOCAL statement_timeout = {max(1, int(left * 1000))}")
 
 
 def make_engine(url: str) -> Engine:
@@ -74,6 +119,8 @@ class Store:
         self.url = normalize_url(url)
         self.engine = make_engine(self.url)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        if self.engine.dialect.name == "postgresql":
+            event.listen(self._sessions, "after_begin", _postgres_deadline)
 
     @property
     def dialect(self) -> str:

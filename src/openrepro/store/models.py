@@ -244,8 +244,11 @@ class Participant(Base):
     #: The team is confirmed by one of its confirmed members or an organizer; until then the
     #: participant counts alone in consensus (see :mod:`openrepro.identity.teams`).
     team_confirmed: Mapped[bool] = mapped_column(default=False, server_default=sa_false())
-    #: Where the identity was checked: ``""`` (a handle), ``invite``, ``hf-oauth``.
-    identity_source: Mapped[str] = mapped_column(String(20), default="", server_default="")
+    #: Where the identity was checked: ``organizer`` (registered by one, or created by an
+    #: organizer's command such as ``submit --as``: the default), ``invite``, ``hf-oauth``, or
+    #: ``""``: a self-registration under ``open``, which is shown but not counted
+    #: (:mod:`openrepro.outcomes.current`).
+    identity_source: Mapped[str] = mapped_column(String(20), default="organizer", server_default="")
 
 
 class Logbook(Base):
