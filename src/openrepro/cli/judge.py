@@ -106,7 +106,9 @@ def judge(
     panel = [] if no_llm else [_for_model(challenge.settings, name) for name in names]
     if engine is Engine.local:
         for judge_settings in panel:
-            clients.append(open_client(judge_settings, challenge.store))
+            # the model is opened by the first claim that needs it: a run whose claims are all
+            # decided by their checks needs none
+            clients.append(open_client(judge_settings, challenge.store, defer=True))
             ctx.call_on_close(clients[-1].close)
     live = Usage()  # tokens spent by the Ray workers, as their tasks finish
     total = len(judge_targets(challenge, logbooks or None, paper))
