@@ -44,7 +44,7 @@ class _File(BaseModel):
 def normalise_server(server: str) -> str:
     """The board's URL as a key: scheme and host lower-case, no trailing slash."""
     url = server.strip().rstrip("/")
-    if not url.startswith(("http://", "https://")):
+    if not url.lower().startswith(("http://", "https://")):
         raise ConfigError(f"{server!r}: a board's URL starts with http:// or https://")
     scheme, _, rest = url.partition("://")
     host, slash, path = rest.partition("/")
