@@ -65,6 +65,19 @@ def test_judge_runs_the_check_path_without_the_embedded_model(
 
     assert listed("--participant", "ada") == listed("--logbook", str(logbook_id)) == [logbook_id]
     assert listed("--logbook", str(logbook_id + 1)) == []
+    # `status --as` in the challenge folder: the record `GET /api/v1/me/logbooks` serves
+    mine = CliRunner().invoke(app, ["--dir", str(challenge.settings.directory), "status", "--as",
+                                    "ada", "-f", "json"])  # fmt: skip
+    assert mine.exit_code == 0, mine.output
+    (book,) = json.loads(mine.stdout)["logbooks"]
+    (claim,) = book["claims"]
+    assert (book["logbook_id"], claim["claim"], claim["verdict"]) == (
+        logbook_id,
+        "p1/C1",
+        "verified",
+    )
+    assert claim["rule"] and [b["how"] for b in claim["bindings"]] == ["key"]
+    assert claim["recheck"] is None
     challenge_dir = str(challenge.settings.directory)
     unknown = CliRunner().invoke(app, ["--dir", challenge_dir, "verdicts", "ls", "--participant",
                                        "nobody"])  # fmt: skip
