@@ -30,6 +30,7 @@ from openrepro.cli import app
 from openrepro.errors import AuthError, PermissionDeniedError, SourceError
 from openrepro.judge.service import judge_logbooks
 from openrepro.papers import PaperRecord, import_papers
+from openrepro.remote import pack_workspace, submit_remote
 
 ABSTRACT = "On CIFAR-10 our method reaches at least 90% accuracy with a small backbone."
 TRAIN = """
@@ -198,6 +199,13 @@ def test_two_remote_participants_take_part_over_http(
     lost = _cli(tmp_path / "cy-home", "status", "--server", base)
     assert isinstance(lost.exception, AuthError)
     assert "participants register" in str(lost.exception)
+
+    # the upload reports its progress chunk by chunk (what the CLI's progress bar shows)
+    sent: list[int] = []
+    archive = pack_workspace(tmp_path / "ada" / "p1", tmp_path)
+    token = json.loads((tmp_path / "ada/.config/openrepro/credentials.json").read_text())
+    again = submit_remote(base, archive, token=token["servers"][base]["token"], advance=sent.append)
+    assert again.status == "unchanged" and sum(sent) == archive.stat().st_size
 
     # and on the board, in a browser
     page = browser.new_page()
