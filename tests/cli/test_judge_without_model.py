@@ -90,3 +90,29 @@ def test_a_deferred_model_is_asked_for_by_the_first_call_that_needs_it(tmp_path:
     assert (client.backend.name, client.backend.model) == ("embedded", "missing")
     with pytest.raises(LLMUnavailableError, match=r"missing\.gguf|llama-cpp-python"):
         client.backend.generate([], schema={}, schema_name="x", max_tokens=8, seed=0)
+
+
+def test_judge_asks_for_the_model_only_for_a_claim_that_needs_it(
+    challenge: ChallengeContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paper = PaperRecord(venue_id="p1", title="Bounds", abstract=ABSTRACT)
+    import_papers(challenge.store, challenge.challenge_id, [paper], source="t")
+    with challenge.store.session() as s:
+        view = add_claim(s, challenge.challenge_id, "p1", text="A small backbone.",
+                         kind="qualitative", quotes=["a small backbone"], editor="org")  # fmt: skip
+    assert view.check is None  # nothing for code to decide: the LLM path reads the evidence
+    ws = tmp_path / "ws"
+    pages = pull_paper(challenge, "p1", ws).pages
+    (ws / "train.py").write_text("print('backbone: resnet-18, accuracy 95.1')\n")
+    _trackio(ws, "logbook", "run", "--page", pages["p1/C1"], "--", sys.executable, "train.py")
+    submit_logbook(challenge, ws, handle="ada")
+    monkeypatch.setenv("OPENREPRO_LLM_MODEL_PATH", str(tmp_path / "missing.gguf"))
+    result = CliRunner().invoke(app, ["--dir", str(challenge.settings.directory), "judge",
+                                      "--all", "-f", "json"])  # fmt: skip
+    assert isinstance(result.exception, LLMUnavailableError)
+    assert "a claim needs the judge model" in str(result.exception)
+    assert "--no-llm" in str(result.exception)
+    without = CliRunner().invoke(app, ["--dir", str(challenge.settings.directory), "judge",
+                                       "--all", "--no-llm", "-f", "json"])  # fmt: skip
+    assert without.exit_code == 0, without.output
+    assert [r["verdict"] for r in json.loads(without.stdout)["verdicts"]] == ["inconclusive"]
