@@ -189,6 +189,8 @@ def test_two_remote_participants_take_part_over_http(
     # clear errors: a bad token, a handle taken, a board that is not there
     bad = _cli(tmp_path / "ada", "status", "--server", base, env={"OPENREPRO_TOKEN": "orp_bad"})
     assert isinstance(bad.exception, AuthError) and "refused the token" in str(bad.exception)
+    anonymous = httpx.get(f"{base}/api/v1/me/logbooks", timeout=10)
+    assert anonymous.status_code == 401 and anonymous.json()["error"]["type"] == "AuthError"
     taken = _cli(tmp_path / "bo", "participants", "register", "ada", "--server", base)
     assert isinstance(taken.exception, PermissionDeniedError)
     assert "taken" in str(taken.exception)
