@@ -221,9 +221,9 @@ From this folder: `openrepro submit . --as <your handle>` (or an archive of it).
 same content again changes nothing; a changed logbook becomes a new revision."""
 
 _SERVER_SUBMIT = """\
-This workspace was pulled from the board at $server. Once per machine, register there (the
-token is kept in your user config, `~/.config/openrepro/credentials.json`; `OPENREPRO_TOKEN`
-overrides it):
+This workspace was pulled from the board at $server.
+Once per machine, register there (the token is kept in your user config,
+`~/.config/openrepro/credentials.json`; `OPENREPRO_TOKEN` overrides it):
 
 ```bash
 openrepro participants register <your handle> --server $server
@@ -241,8 +241,8 @@ same content again changes nothing; a changed logbook becomes a new revision."""
 
 _LOCAL_STEP = "Submit with `openrepro submit . --as <handle>`."
 _SERVER_STEP = (
-    "Register once: `openrepro participants register <handle> --server $server`; then "
-    "submit with `openrepro submit .` and see the verdicts with `openrepro status`."
+    "Register once: `openrepro participants register <handle> --server $server`;\n"
+    "   then submit with `openrepro submit .` and see the verdicts with `openrepro status`."
 )
 
 
