@@ -62,11 +62,13 @@ def board(tmp_path: Path) -> Iterator[tuple[ChallengeContext, str]]:
     assert view.check is not None
     port = _port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENREPRO_")}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "openrepro", "--dir", str(tmp_path / "board"), "serve",
-         "--port", str(port), "--cache-seconds", "0", "--no-warm"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
+    log = tmp_path / "serve.log"  # a file, not a pipe nobody reads: the log cannot block it
+    with log.open("w") as out:  # the server keeps its own copy of the file
+        server = subprocess.Popen(
+            [sys.executable, "-m", "openrepro", "--dir", str(tmp_path / "board"), "serve",
+             "--port", str(port), "--cache-seconds", "0", "--no-warm"],
+            env=env, stdout=out, stderr=subprocess.STDOUT, text=True,
+        )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -75,7 +77,7 @@ def board(tmp_path: Path) -> Iterator[tuple[ChallengeContext, str]]:
                 httpx.get(f"{base}/healthz", timeout=5)
                 break
             except httpx.HTTPError:
-                assert server.poll() is None, server.stdout.read() if server.stdout else ""
+                assert server.poll() is None, log.read_text()
                 assert time.monotonic() < deadline, "the board did not start"
                 time.sleep(0.1)
         yield ctx, base
