@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from board_fixtures import live_board
@@ -31,10 +32,21 @@ def test_pull_from_a_board_matches_a_local_pull(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         missing = run("pull", "nope", "--server", base, "--dir", str(tmp_path / "x"), cwd=tmp_path)
         assert missing.returncode == 3 and "no paper 'nope'" in missing.stderr
+    told = {"INSTRUCTIONS.md", "AGENTS.md", ".openrepro/workspace.json"}  # where to submit
     for name in local.files:
-        if name.startswith(".trackio/"):
+        if name.startswith(".trackio/") or name in told:
             continue  # Trackio stamps creation times into its own files
         assert (tmp_path / "remote" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
+    # a board's workspace remembers the board and tells its own commands; a local one, `--as`
+    remote = json.loads((tmp_path / "remote" / ".openrepro/workspace.json").read_text())
+    assert remote.pop("server") == base
+    assert remote == json.loads((tmp_path / "local" / ".openrepro/workspace.json").read_text())
+    for name in ("INSTRUCTIONS.md", "AGENTS.md"):
+        mine, theirs = ((tmp_path / d / name).read_text() for d in ("remote", "local"))
+        assert f"openrepro participants register <handle> --server {base}" in mine.replace(
+            "<your handle>", "<handle>"
+        )
+        assert "--as" not in mine and "openrepro submit . --as <" in theirs
     unreachable = run("pull", "abc/1", "--server", "http://127.0.0.1:9", "--dir",
                       str(tmp_path / "y"), cwd=tmp_path)  # fmt: skip
     assert unreachable.returncode != 0 and "cannot reach the board" in unreachable.stderr

@@ -21,6 +21,7 @@ from openrepro.board import data as board_data
 from openrepro.board.cache import AGGREGATE, Aggregates, PageCache
 from openrepro.board.cursor import MAX_CURSOR_CHARS, is_page_boundary, keyset_page
 from openrepro.board.guard import MAX_ROW_ID, RowId
+from openrepro.board.status import participant_status
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.records import ClaimView
 from openrepro.claims.service import edit_claim
@@ -40,9 +41,10 @@ from openrepro.identity import (
     require_self_or_organizer,
     set_frozen,
 )
-from openrepro.logbooks.submit import SubmitReport, submit_logbook
+from openrepro.judge.bindings import BoundSubmitReport, submit_and_bind
 from openrepro.outcomes import OverrideResult, Stats, compute_stats, override_verdict
 from openrepro.papers import MAX_QUERY_CHARS, search_terms
+from openrepro.remote.records import ParticipantStatus
 from openrepro.workspace import WorkspacePayload, workspace_payload
 
 __all__ = ["api_router"]
@@ -250,22 +252,38 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
         """Who the token belongs to."""
         return who
 
-    @router.post("/logbooks", response_model=SubmitReport, status_code=201, tags=["logbooks"])
+    @router.get("/me/logbooks", response_model=ParticipantStatus, tags=["participants"])
+    def my_logbooks(who: Actor = who_dep) -> ParticipantStatus:
+        """The token's participant's newest logbook per paper, with each claim's current
+        verdict, the rule it was decided by, its bindings and its re-check state (what
+        ``openrepro status`` prints)."""
+        if who.role == "anonymous":
+            raise AuthError("an API token is required (`Authorization: Bearer <token>`)")
+        return participant_status(ctx, who.handle)
+
+    @router.post("/logbooks", response_model=BoundSubmitReport, status_code=201,
+                 tags=["logbooks"])  # fmt: skip
     def submit(
         who: Actor = who_dep,
         file: Annotated[UploadFile | None, File(description="Logbook archive")] = None,
         space: Annotated[str | None, Form(description="A published logbook Space")] = None,
         as_handle: Annotated[str | None, Form(alias="as", description="Organizers only")] = None,
-    ) -> SubmitReport:
+        paper: Annotated[
+            str | None, Form(description="The paper's venue id, when the logbook does not name it")
+        ] = None,
+    ) -> BoundSubmitReport:
         """Submit a logbook: an archive (.tar.gz, .tgz, .tar, .zip) of a Trackio logbook or an
-        openrepro bundle, or ``space=owner/name`` for a published logbook Space."""
+        openrepro bundle, or ``space=owner/name`` for a published logbook Space. The answer is
+        ``openrepro submit``'s report: evidence, testimony and how each claim's quantities
+        bind (the same service function)."""
         handle = as_handle or who.handle
         require_self_or_organizer(who, handle)
         ensure_writable(ctx)
         if (file is None) == (space is None):
             raise ConfigError("send exactly one of `file` (an archive) or `space`")
         if space is not None:
-            return submit_logbook(ctx, f"space:{space.removeprefix('space:')}", handle=handle)
+            return submit_and_bind(ctx, f"space:{space.removeprefix('space:')}", handle=handle,
+                                   paper=paper)  # fmt: skip
         assert file is not None
         name = Path(file.filename or "logbook.tar.gz").name
         if len(name) > 200 or any(ord(c) < 32 for c in name):
@@ -283,7 +301,7 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
                     if copied > limit:
                         raise LogbookError(f"{name}: larger than {limit} bytes")
                     out.write(chunk)
-            return submit_logbook(ctx, target, handle=handle)
+            return submit_and_bind(ctx, target, handle=handle, paper=paper)
 
     @router.get("/logbooks/{logbook_id}", tags=["logbooks"])
     def logbook(logbook_id: RowId) -> dict[str, Any]:

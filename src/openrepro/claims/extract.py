@@ -58,6 +58,8 @@ __all__ = [
 PROMPT_VERSION = "extract-v1"
 MAX_CLAIMS = 8
 DUPLICATE_RATIO = 0.85
+#: Who a re-extraction's own removals are recorded as (an organizer's removal is final).
+EXTRACTION_EDITOR = "openrepro"
 CANDIDATES = 24
 # Room for the longest reply the schema allows (a claim of CLAIM_CHARS at ~2 characters per
 # token in the worst case, plus its sentence list and kind), so a grammar-constrained reply is
@@ -228,6 +230,12 @@ def next_key(session: Session, paper_id: int) -> int:
     return max(numbers, default=0) + 1
 
 
+def _removed_by_organizer(claim: Claim) -> bool:
+    """Whether the claim's newest removal was an organizer's (not re-extraction's own)."""
+    removals = [e for e in claim.edits if e.field == "status" and e.new_value == "removed"]
+    return bool(removals) and removals[-1].editor != EXTRACTION_EDITOR
+
+
 def store_extraction(
     session: Session,
     paper: PaperText,
@@ -236,9 +244,11 @@ def store_extraction(
     provenance: dict[str, Any],
 ) -> None:
     """Write one paper's claims and its extraction record (the caller's transaction)."""
-    existing = session.scalars(
-        select(Claim).where(Claim.paper_id == paper.id, Claim.status == "active")
-    ).all()
+    rows = session.scalars(select(Claim).where(Claim.paper_id == paper.id)).all()
+    existing = [c for c in rows if c.status == "active"]
+    # claims an organizer removed stay removed: a re-extraction that finds them again skips
+    # them instead of storing them under a new id (those re-extraction removed may come back)
+    refused = [c for c in rows if c.status == "removed" and _removed_by_organizer(c)]
     matched: set[int] = set()
     number = next_key(session, paper.id)
     stored = 0
@@ -251,6 +261,9 @@ def store_extraction(
         )  # fmt: skip
         if twin is not None:
             matched.add(twin.id)  # already known (a re-run or a curated claim): keep its id
+            continue
+        if any(_same(c.text, (q["start"] for q in c.quotes), claim.text, starts)
+               for c in refused):  # fmt: skip
             continue
         session.add(
             Claim(
@@ -271,7 +284,7 @@ def store_extraction(
                 old.status = "removed"
                 old.edits.append(
                     ClaimEdit(field="status", old_value="active", new_value="removed",
-                              editor="openrepro",
+                              editor=EXTRACTION_EDITOR,
                               reason=f"not found again by re-extraction ({PROMPT_VERSION})")
                 )  # fmt: skip
     outcome.stored = stored

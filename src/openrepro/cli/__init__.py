@@ -28,6 +28,7 @@ from openrepro.cli import (
     serve,
     site,
     stats,
+    status,
     submit,
     verdicts,
 )
@@ -73,6 +74,7 @@ app.command("demo")(demo.demo)
 app.command("pull")(pull.pull)
 app.command("submit")(submit.submit)
 app.command("stats")(stats.stats)
+app.command("status")(status.status)
 app.command("serve")(serve.serve)
 app.command("freeze")(freeze.freeze)
 app.command("replay")(replay.replay)

@@ -29,6 +29,7 @@ from openrepro.cli._common import (
 from openrepro.cli.claims import AddressOption, EngineOption, usage_line
 from openrepro.config import Settings
 from openrepro.engine import Engine, RayOptions, judge_logbooks_ray, require_ray
+from openrepro.errors import LLMUnavailableError
 from openrepro.judge.evaluate import evaluate, read_labels, render_table
 from openrepro.judge.service import VerdictRow, judge_logbooks, judge_targets
 from openrepro.llm import LLMClient, Usage, endpoint_urls, open_client
@@ -106,7 +107,9 @@ def judge(
     panel = [] if no_llm else [_for_model(challenge.settings, name) for name in names]
     if engine is Engine.local:
         for judge_settings in panel:
-            clients.append(open_client(judge_settings, challenge.store))
+            # the model is opened by the first claim that needs it: a run whose claims are all
+            # decided by their checks needs none
+            clients.append(open_client(judge_settings, challenge.store, defer=True))
             ctx.call_on_close(clients[-1].close)
     live = Usage()  # tokens spent by the Ray workers, as their tasks finish
     total = len(judge_targets(challenge, logbooks or None, paper))
@@ -134,14 +137,21 @@ def judge(
                 options=RayOptions(address=address),
             )
         else:
-            report = judge_logbooks(
-                challenge,
-                None,
-                logbook_ids=logbooks or None,
-                paper=paper,
-                progress=advance,
-                panel=clients,
-            )
+            try:
+                report = judge_logbooks(
+                    challenge,
+                    None,
+                    logbook_ids=logbooks or None,
+                    paper=paper,
+                    progress=advance,
+                    panel=clients,
+                )
+            except LLMUnavailableError as exc:
+                raise LLMUnavailableError(
+                    f"a claim needs the judge model, which cannot be opened ({exc}); the "
+                    "logbooks judged before it are stored. Install or configure a model, or "
+                    "pass --no-llm to judge such claims inconclusive without one"
+                ) from exc
     if fmt is OutputFormat.json:
         print_json(report)
         return

@@ -17,6 +17,7 @@ from openrepro.identity import (
     rotate_token,
     set_team,
 )
+from openrepro.remote import normalise_server, register_remote, save_credential
 
 __all__ = ["app"]
 
@@ -31,9 +32,26 @@ def register_cmd(
     name: str = typer.Option("", help="Display name."),
     team: str | None = typer.Option(None, help="Team (teams count as one for independence)."),
     email: str | None = typer.Option(None, help="Contact address (never published)."),
+    server: str | None = typer.Option(
+        None,
+        "--server",
+        help="Register yourself on this board (e.g. https://repro.example.org) and keep the "
+        "token in your user config, instead of registering in a local challenge folder.",
+    ),
+    invite: str | None = typer.Option(
+        None, "--invite", help="Invite code (a board whose registration is `invite`)."
+    ),
     fmt: OutputFormat = FormatOption,
 ) -> None:
-    """Register (or update) a participant and print a new API token: it is shown only now."""
+    """Register (or update) a participant and print a new API token: it is shown only now.
+    With --server: register yourself on that board; the token is stored for `submit` and
+    `status` (in $XDG_CONFIG_HOME/openrepro/credentials.json, mode 0600), not printed."""
+    if server:
+        if organizer:
+            raise typer.BadParameter("organizers are registered on the board's own machine",
+                                     param_hint="--organizer")  # fmt: skip
+        _register_remote(server, handle, name=name, team=team, invite=invite, fmt=fmt)
+        return
     challenge = open_from(ctx)
     done = register(challenge, handle, role="organizer" if organizer else "participant",
                     name=name, team=team, email=email)  # fmt: skip
@@ -42,6 +60,24 @@ def register_cmd(
         return
     console.print(f"{escape(done.participant.handle)} ({done.participant.role}) registered")
     console.print(f"API token (shown once): {done.token}")
+
+
+def _register_remote(
+    server: str, handle: str, *, name: str, team: str | None, invite: str | None,
+    fmt: OutputFormat,
+) -> None:  # fmt: skip
+    server = normalise_server(server)
+    done = register_remote(server, handle, team=team, name=name, invite=invite)
+    path = save_credential(server, done.participant.handle, done.token)
+    if fmt is OutputFormat.json:
+        print_json({"server": server, "participant": done.participant,
+                    "credentials": str(path)})  # fmt: skip
+        return
+    state = (
+        " (pending: an organizer must approve it)" if done.participant.status == "pending" else ""
+    )
+    console.print(f"{escape(done.participant.handle)} registered on {escape(server)}{state}")
+    console.print(f"token saved in {escape(str(path))}")
 
 
 @app.command("token")

@@ -8,6 +8,7 @@ import typer
 from rich.markup import escape
 
 from openrepro.cli._common import FormatOption, OutputFormat, console, open_from, print_json
+from openrepro.remote import normalise_server
 from openrepro.workspace import fetch_workspace, pull_paper, write_workspace
 
 __all__ = ["pull"]
@@ -27,7 +28,7 @@ def pull(
         None,
         "--server",
         help="Pull from a board's API (e.g. https://repro.example.org) instead of a local "
-        "challenge folder.",
+        "challenge folder; the workspace remembers it (`submit` and `status` go there).",
     ),
     fmt: OutputFormat = FormatOption,
 ) -> None:
@@ -35,8 +36,9 @@ def pull(
     with one planned page per claim."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in paper_id)
     if server:
+        server = normalise_server(server)
         payload = fetch_workspace(server, paper_id)
-        report = write_workspace(payload, directory or Path(safe))
+        report = write_workspace(payload, directory or Path(safe), server=server)
     else:
         report = pull_paper(open_from(ctx), paper_id, directory or Path(safe))
     if fmt is OutputFormat.json:
@@ -48,3 +50,7 @@ def pull(
             console.print(f"  {escape(name)}")
     console.print(f"{len(report.claims)} claims, one planned logbook page each")
     console.print(f"next: cd {escape(report.directory)} && read AGENTS.md")
+    if server:
+        console.print(
+            f"submit with `openrepro submit {escape(report.directory)}` (to {escape(server)})"
+        )

@@ -1,9 +1,20 @@
-"""`openrepro submit`: validate and store a logbook."""
+"""`openrepro submit`: validate and store a logbook, in a local challenge or on a board."""
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import typer
 from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
+)
 
 from openrepro.cli._common import (
     FormatOption,
@@ -13,9 +24,15 @@ from openrepro.cli._common import (
     open_from,
     print_json,
 )
-from openrepro.judge.bindings import submit_and_bind
+from openrepro.errors import ConfigError
+from openrepro.judge.bindings import BoundSubmitReport, submit_and_bind
+from openrepro.remote import normalise_server, pack_workspace, require_credential, submit_remote
+from openrepro.workspace import workspace_server
 
-__all__ = ["submit"]
+__all__ = ["render_submit", "submit"]
+
+#: Uploads from this size on show a progress bar.
+PROGRESS_BYTES = 1 << 20
 
 
 def submit(
@@ -35,15 +52,53 @@ def submit(
         help="The paper's venue id (or arXiv id), when the logbook does not name "
         "it or names it ambiguously; wins over what the logbook says.",
     ),
+    server: str | None = typer.Option(
+        None,
+        "--server",
+        help="Upload to this board (default: the board a workspace was pulled from with "
+        "`pull --server`; none: the local challenge folder).",
+    ),
     fmt: OutputFormat = FormatOption,
 ) -> None:
     """Validate, store (content-addressed) and summarise a logbook: evidence vs testimony, and
-    how each claim's quantities bind (exact key, evidence map, name match, unbound)."""
-    challenge = open_from(ctx)
-    report = submit_and_bind(challenge, source, handle=handle, paper=paper)
+    how each claim's quantities bind (exact key, evidence map, name match, unbound). In a
+    workspace pulled from a board, the logbook is uploaded there with your stored token."""
+    folder = Path(source)
+    target = server or (workspace_server(folder) if folder.is_dir() else None)
+    if target:
+        report = _upload(normalise_server(target), folder, handle, paper, fmt)
+    else:
+        report = submit_and_bind(open_from(ctx), source, handle=handle, paper=paper)
     if fmt is OutputFormat.json:
         print_json(report)
         return
+    render_submit(report)
+
+
+def _upload(
+    server: str, source: Path, handle: str | None, paper: str | None, fmt: OutputFormat
+) -> BoundSubmitReport:
+    """Pack ``source`` (a folder; an archive goes as it is) and upload it to ``server``."""
+    token = require_credential(server).token
+    if not source.exists():
+        raise ConfigError(f"{source}: no such folder or archive (a board takes a workspace "
+                          "folder or an archive of it)")  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="openrepro-upload-") as tmp:
+        archive = pack_workspace(source, Path(tmp)) if source.is_dir() else source
+        size = archive.stat().st_size
+        bar = Progress(
+            TextColumn(f"uploading to {escape(server)}"), BarColumn(), DownloadColumn(),
+            TransferSpeedColumn(), TimeRemainingColumn(), console=err_console, transient=True,
+            disable=fmt is OutputFormat.json or size < PROGRESS_BYTES,
+        )  # fmt: skip
+        with bar:
+            task = bar.add_task("upload", total=size)
+            return submit_remote(server, archive, token=token, handle=handle, paper=paper,
+                                 advance=lambda n: bar.advance(task, n))  # fmt: skip
+
+
+def render_submit(report: BoundSubmitReport) -> None:
+    """The submit report for people: the same lines for a local and an uploaded logbook."""
     state = {"new": "stored", "new-revision": "stored as a new revision", "unchanged": "unchanged"}
     console.print(
         f"logbook {report.logbook_id} ({report.format}) for {escape(report.paper_id)} by "

@@ -18,14 +18,21 @@ app = typer.Typer(help="Current verdicts and organizer overrides.", no_args_is_h
 def ls_cmd(
     ctx: typer.Context,
     paper: str | None = typer.Option(None, help="Only this paper (venue id)."),
+    logbook: int | None = typer.Option(None, "--logbook", help="Only this logbook (its id)."),
+    participant: str | None = typer.Option(
+        None, "--participant", help="Only this participant's logbooks (a handle)."
+    ),
     fmt: OutputFormat = FormatOption,
 ) -> None:
     """Current verdicts (newest logbook revision and verdict, overrides applied)."""
     from openrepro.board.data import paper_row_id, verdict_cells
+    from openrepro.identity import get_participant
 
     challenge = open_from(ctx)
     paper_id = paper_row_id(challenge, paper) if paper else None
-    cells = verdict_cells(challenge, paper_id=paper_id, public=False)
+    person = get_participant(challenge, participant).id if participant else None
+    cells = verdict_cells(challenge, paper_id=paper_id, logbook_id=logbook,
+                          participant_id=person, public=False)  # fmt: skip
     if fmt is OutputFormat.json:
         print_json(cells)
         return

@@ -60,10 +60,22 @@ def make_backend(settings: Settings) -> Backend:
     return EmbeddedBackend.from_settings(settings)
 
 
-def open_client(settings: Settings, store: Store | None = None) -> LLMClient:
-    """A client for the configured backend, caching replies in ``store`` when given."""
+def open_client(
+    settings: Settings, store: Store | None = None, *, defer: bool = False
+) -> LLMClient:
+    """A client for the configured backend, caching replies in ``store`` when given.
+
+    ``defer``: the embedded model is found and loaded on the first call only, so a command
+    whose every case is decided by code runs without it (and a missing model is reported by
+    the first call that needs it)."""
+    if defer and not endpoint_urls(settings):
+        from openrepro.llm.embedded import DeferredBackend
+
+        backend: Backend = DeferredBackend(settings)
+    else:
+        backend = make_backend(settings)
     return LLMClient(
-        make_backend(settings),
+        backend,
         store=store,
         max_tokens=settings.llm_max_tokens,
         seed=settings.llm_seed,

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_MODEL_FILE",
     "SETUP_HINT",
+    "DeferredBackend",
     "EmbeddedBackend",
     "default_model_path",
     "grammar_schema",
@@ -378,3 +379,41 @@ def _grammar_parses(llm: Llama, grammar: str) -> bool:
         return False
     llama_cpp.llama_sampler_free(sampler)
     return True
+
+
+class DeferredBackend:
+    """The embedded backend, opened on its first call: until then it needs neither
+    llama-cpp-python nor the model file, and it names the model as the backend it opens
+    will (so cache keys and judge configs are the same)."""
+
+    name = "embedded"
+    concurrency = 1
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        path = Path(settings.llm_model_path or DEFAULT_MODEL_FILE)
+        self.model = settings.llm_model or path.name.removesuffix(".gguf")
+        self._lock = threading.Lock()
+        self._backend: EmbeddedBackend | None = None
+
+    def _open(self) -> EmbeddedBackend:
+        with self._lock:
+            if self._backend is None:
+                self._backend = EmbeddedBackend.from_settings(self.settings)
+            return self._backend
+
+    def generate(
+        self,
+        messages: list[Message],
+        *,
+        schema: dict[str, Any],
+        schema_name: str,
+        max_tokens: int,
+        seed: int,
+    ) -> RawCompletion:
+        return self._open().generate(messages, schema=schema, schema_name=schema_name,
+                                     max_tokens=max_tokens, seed=seed)  # fmt: skip
+
+    def close(self) -> None:
+        if self._backend is not None:
+            self._backend.close()

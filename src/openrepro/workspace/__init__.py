@@ -32,6 +32,7 @@ __all__ = [
     "fetch_workspace",
     "pull_paper",
     "workspace_payload",
+    "workspace_server",
     "write_workspace",
 ]
 
@@ -202,8 +203,55 @@ def pull_paper(ctx: ChallengeContext, venue_id: str, dest: Path) -> PullReport:
     return write_workspace(workspace_payload(ctx, venue_id), dest)
 
 
-def write_workspace(payload: WorkspacePayload, dest: Path) -> PullReport:
-    """Write a workspace from its payload (read from a local store or a board's API)."""
+def workspace_server(folder: Path) -> str | None:
+    """The board a workspace was pulled from (``pull --server``), or None (a local challenge's
+    workspace, or no workspace at all)."""
+    path = folder / WORKSPACE_FILE
+    if not path.is_file():
+        return None
+    try:
+        server = json.loads(path.read_text(encoding="utf-8")).get("server")
+    except (ValueError, AttributeError, OSError):
+        return None
+    return server if isinstance(server, str) and server else None
+
+
+_LOCAL_SUBMIT = """\
+From this folder: `openrepro submit . --as <your handle>` (or an archive of it). Submitting the
+same content again changes nothing; a changed logbook becomes a new revision."""
+
+_SERVER_SUBMIT = """\
+This workspace was pulled from the board at $server.
+Once per machine, register there (the token is kept in your user config,
+`~/.config/openrepro/credentials.json`; `OPENREPRO_TOKEN` overrides it):
+
+```bash
+openrepro participants register <your handle> --server $server
+```
+
+Then, from this folder, upload the logbook and read the verdicts back:
+
+```bash
+openrepro submit .
+openrepro status
+```
+
+`submit` prints how each claim's quantities bind, as the judge will bind them. Submitting the
+same content again changes nothing; a changed logbook becomes a new revision."""
+
+_LOCAL_STEP = "Submit with `openrepro submit . --as <handle>`."
+_SERVER_STEP = (
+    "Register once: `openrepro participants register <handle> --server $server`;\n"
+    "   then submit with `openrepro submit .` and see the verdicts with `openrepro status`."
+)
+
+
+def write_workspace(
+    payload: WorkspacePayload, dest: Path, *, server: str | None = None
+) -> PullReport:
+    """Write a workspace from its payload (read from a local store or a board's API);
+    ``server``: the board it came from, recorded so that ``submit`` and ``status`` go there
+    and INSTRUCTIONS.md and AGENTS.md name its commands."""
     paper, full_text, claims = payload.paper, payload.full_text, payload.claims
     venue_id = paper.venue_id
     if (dest / ".trackio").exists() or (dest / WORKSPACE_FILE).exists():
@@ -217,6 +265,9 @@ def write_workspace(payload: WorkspacePayload, dest: Path) -> PullReport:
         "example_claim": claims[0].id if claims else f"{venue_id}/C1",
         "project": f"repro-{project}",
     }
+    where = {"server": server or ""}
+    values["submit_howto"] = Template(_SERVER_SUBMIT if server else _LOCAL_SUBMIT).substitute(where)
+    values["submit_step"] = Template(_SERVER_STEP if server else _LOCAL_STEP).substitute(where)
     written = {
         "PAPER.md": _paper_md(paper, full_text),
         "CLAIMS.md": _claims_md(paper, claims),
@@ -234,6 +285,7 @@ def write_workspace(payload: WorkspacePayload, dest: Path) -> PullReport:
                 "paper": venue_id,
                 "claims": [c.id for c in claims],
                 "trackio_project": values["project"],
+                **({"server": server} if server else {}),
             },
             indent=2,
         )

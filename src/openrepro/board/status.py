@@ -1,0 +1,54 @@
+"""``openrepro status`` on the board's side: one participant's newest logbook per paper, with
+each claim's current verdict, rule, bindings and re-check state (:mod:`openrepro.remote.records`).
+A participant sees their own verdicts here, also inside a paper's anti-herding window."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from openrepro.board.data import verdict_cells
+from openrepro.challenge import ChallengeContext
+from openrepro.identity import get_participant
+from openrepro.judge.bindings import logbook_bindings
+from openrepro.recheck import recheck_queue
+from openrepro.remote.records import ClaimStatus, LogbookStatus, ParticipantStatus
+from openrepro.store import Logbook, Paper
+
+__all__ = ["participant_status"]
+
+
+def participant_status(ctx: ChallengeContext, handle: str) -> ParticipantStatus:
+    person = get_participant(ctx, handle)
+    with ctx.store.session() as session:
+        rows = session.execute(
+            select(Logbook.id, Logbook.paper_id, Logbook.revision, Logbook.title,
+                   Logbook.submitted_at, Paper.venue_id)
+            .join(Paper, Paper.id == Logbook.paper_id)
+            .where(Logbook.participant_id == person.id)
+            .order_by(Logbook.id)
+        ).all()  # fmt: skip
+    newest = {row.paper_id: row for row in rows}  # by id: the newest revision wins
+    cells = {
+        (cell.logbook_id, f"{cell.paper}/{cell.claim_key}"): cell
+        for cell in verdict_cells(ctx, participant_id=person.id, public=False)
+    }
+    queued = {entry.claim: entry.status for entry in recheck_queue(ctx)} if cells else {}
+    out = ParticipantStatus(handle=person.handle)
+    for row in sorted(newest.values(), key=lambda r: r.venue_id):
+        bindings, _ = logbook_bindings(ctx, row.id)
+        claims = []
+        for bound in bindings:
+            cell = cells.get((row.id, bound.claim))
+            claims.append(ClaimStatus(
+                claim=bound.claim, rule=bound.check, bindings=bound.quantities,
+                verdict=cell.value if cell else None,
+                judge_value=cell.judge_value if cell else None,
+                provenance=cell.provenance if cell else "",
+                flags=cell.flags if cell else [], rationale=cell.rationale if cell else "",
+                recheck=queued.get(bound.claim),
+            ))  # fmt: skip
+        out.logbooks.append(LogbookStatus(
+            logbook_id=row.id, paper=row.venue_id, title=row.title, revision=row.revision,
+            submitted_at=row.submitted_at, claims=claims,
+        ))  # fmt: skip
+    return out

@@ -1,0 +1,44 @@
+"""What ``openrepro status`` shows: a participant's logbooks, each claim's verdict, the rule that
+decided it, its bindings and its re-check state. The board's API serves it
+(``GET /api/v1/me/logbooks``) and a local challenge folder builds the same record."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+from openrepro.judge.bindings import QuantityBinding
+
+__all__ = ["ClaimStatus", "LogbookStatus", "ParticipantStatus"]
+
+
+class ClaimStatus(BaseModel):
+    claim: str  # "<paper venue id>/<key>"
+    #: the current verdict (organizer edits applied); None while the claim is not judged yet
+    verdict: str | None = None
+    judge_value: str | None = None
+    provenance: str = ""
+    flags: list[str] = Field(default_factory=list)
+    #: the claim's check in words (the rule its verdict is decided by); "" without a check
+    rule: str = ""
+    rationale: str = ""
+    bindings: list[QuantityBinding] = Field(default_factory=list)
+    #: the claim's state in the falsification re-check queue (open, checked, confirmed,
+    #: rejected, needs-more-evidence); None when it is not queued
+    recheck: str | None = None
+
+
+class LogbookStatus(BaseModel):
+    logbook_id: int
+    paper: str
+    title: str = ""
+    revision: str
+    submitted_at: datetime | None = None
+    claims: list[ClaimStatus] = Field(default_factory=list)
+
+
+class ParticipantStatus(BaseModel):
+    handle: str
+    server: str = ""  # the board's URL, "" for a local challenge folder
+    logbooks: list[LogbookStatus] = Field(default_factory=list)
