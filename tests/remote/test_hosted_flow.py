@@ -28,6 +28,7 @@ from openrepro.challenge import ChallengeContext, init_challenge
 from openrepro.claims import add_claim
 from openrepro.cli import app
 from openrepro.errors import AuthError, PermissionDeniedError, SourceError
+from openrepro.identity import set_team
 from openrepro.judge.service import judge_logbooks
 from openrepro.papers import PaperRecord, import_papers
 from openrepro.remote import pack_workspace, submit_remote
@@ -170,6 +171,15 @@ def test_two_remote_participants_take_part_over_http(
 
     judge_logbooks(ctx, None)  # the organizer, on the board's machine
 
+    # self-registered under `open`: shown (the judge's value), not counted until a team is
+    # confirmed by an organizer
+    early = json.loads(_cli(tmp_path / "bo", "status", "--server", base, "-f", "json").stdout)
+    assert early["counted"] is False and "confirms your team" in early["note"]
+    (claim,) = early["logbooks"][0]["claims"]
+    assert (claim["judge_value"], claim["verdict"]) == ("falsified", "inconclusive")
+    set_team(ctx, "ada", "lab-a")
+    set_team(ctx, "bo", "lab-b")
+
     seen = {}
     for handle, logbook_id in (("ada", ada), ("bo", bo)):
         home = tmp_path / handle
@@ -178,7 +188,7 @@ def test_two_remote_participants_take_part_over_http(
                                             "OPENREPRO_TOKEN": None})  # fmt: skip
         assert ws_status.exit_code == 0, ws_status.output  # the one board it registered with
         status = json.loads(ws_status.stdout)
-        assert status["handle"] == handle and status["server"] == base
+        assert status["handle"] == handle and status["server"] == base and status["counted"]
         (book,) = status["logbooks"]
         (claim,) = book["claims"]
         assert book["logbook_id"] == logbook_id and claim["claim"] == "p1/C1"

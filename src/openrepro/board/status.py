@@ -10,6 +10,7 @@ from openrepro.board.data import verdict_cells
 from openrepro.challenge import ChallengeContext
 from openrepro.identity import get_participant
 from openrepro.judge.bindings import logbook_bindings
+from openrepro.outcomes.current import open_registration
 from openrepro.recheck import recheck_queue
 from openrepro.remote.records import ClaimStatus, LogbookStatus, ParticipantStatus
 from openrepro.store import Logbook, Paper
@@ -34,6 +35,10 @@ def participant_status(ctx: ChallengeContext, handle: str) -> ParticipantStatus:
     }
     queued = {entry.claim: entry.status for entry in recheck_queue(ctx)} if cells else {}
     out = ParticipantStatus(handle=person.handle)
+    if open_registration(ctx) and not person.identity_source and not person.team_confirmed:
+        out.counted = False
+        out.note = ("self-registered under open registration: your verdicts are shown but "
+                    "count only once an organizer confirms your team")  # fmt: skip
     for row in sorted(newest.values(), key=lambda r: r.venue_id):
         bindings, _ = logbook_bindings(ctx, row.id)
         claims = []

@@ -74,6 +74,8 @@ def render_status(report: ParticipantStatus) -> None:
         console.print(f"{escape(report.handle)}{where}: no logbooks yet")
         return
     console.print(f"{escape(report.handle)}{where}: {len(report.logbooks)} logbook(s)")
+    if report.note:
+        console.print(f"[yellow]{escape(report.note)}[/yellow]")
     for book in report.logbooks:
         table = Table(title=f"logbook {book.logbook_id} for {escape(book.paper)} (revision "
                       f"{escape(book.revision[:12])})", title_justify="left")  # fmt: skip

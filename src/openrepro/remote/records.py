@@ -41,4 +41,8 @@ class LogbookStatus(BaseModel):
 class ParticipantStatus(BaseModel):
     handle: str
     server: str = ""  # the board's URL, "" for a local challenge folder
+    #: Whether this participant's verdicts count in consensus, outcomes and credit: not while
+    #: self-registered under `open` registration without a confirmed team (shown, not counted).
+    counted: bool = True
+    note: str = ""
     logbooks: list[LogbookStatus] = Field(default_factory=list)
