@@ -23,7 +23,8 @@ that succeeded, at a provenance level above testimony
    claim's metric), a label plus a column (``ours`` + ``accuracy`` for ``ours_accuracy``), or
    a metric whose last path segment is the quantity's name. In tables, a check's only quantity
    also answers to the claim's metric names (``accuracy`` for the ``subject`` of "reaches
-   88.1 % accuracy"), as in rule 1; a metric logged under another key than the claim's does
+   88.1 % accuracy"), as in rule 1; a JSON table's flattened key also answers to its last part
+   (``claim_1.max_err`` to ``max_err``); a metric logged under another key than the claim's does
    not (``glue/accuracy``: the instructions name the key to log; the map can point at it).
    Candidates that agree (the same
    values, e.g. a CSV and the table the run printed from it) count once; otherwise anything
@@ -413,8 +414,10 @@ def _table_candidates(
         return []
     found: list[tuple[list[int], str, str]] = []  # (rows, value column, how)
     all_rows = list(range(1, table.rows + 1))
+    nested = table.format in ("json", "jsonl")  # flattened keys: "claim_1.max_err"
     for column in value_cols:
-        if norm[column] in names:
+        leaf = normalise_name(column.rsplit(".", 1)[-1]) if nested else norm[column]
+        if norm[column] in names or leaf in names:
             mixed = any(len({normalise_name(c.text) for c in cells[lab]}) > 1 for lab in label_cols)
             if not mixed:
                 found.append((all_rows, column, f"column {column}"))
@@ -481,6 +484,13 @@ def _match(
         candidates += _metric_candidates(record, quantity, {quantity.name})
     if not candidates:
         shown = " or ".join(repr(n) for n in sorted(names))
+        mixed = [f"{t.path or t.table} ({c})" for t in tables.eligible for c in t.columns
+                 if normalise_name(c) in names]  # fmt: skip
+        if mixed:
+            return (
+                f"column {', '.join(mixed[:3])} holds rows of several settings: an evidence "
+                "map must choose the rows (by a label column)"
+            )
         return f"no column, label or metric named {shown} in a successful run's output"
     distinct = {tuple(sorted(m.value for m in c.measurements)) for c in candidates}
     if len(distinct) > 1:
@@ -509,8 +519,12 @@ def _testimony_only(
     """Why a quantity that binds nothing still has numbers: they stand only in a page's
     Markdown table, or in a file no recorded run is known to have produced (testimony)."""
     said = _said(tables, quantity, sweep, hints, only)
+    names = {quantity.name, *(hints if only else ())}
+    named = [t for t in tables.testimony if any(normalise_name(c) in names for c in t.columns)]
     pages = [c.where for t, c in said if t.source == "page"]
-    files = sorted({t.path for t, _ in said if t.source == "file"})
+    pages += [f"page {t.page}, Markdown table {t.table}" for t in named if t.source == "page"]
+    files = sorted({t.path for t, _ in said if t.source == "file"} |
+                   {t.path for t in named if t.source == "file"})  # fmt: skip
     parts = []
     if files:
         parts.append(f"file not produced by a recorded run (testimony only): {', '.join(files)}")
