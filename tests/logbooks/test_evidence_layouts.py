@@ -11,9 +11,11 @@ import pytest
 from layouts import build_layouts
 
 from openrepro.claims.checks import Check
+from openrepro.claims.records import ClaimView
 from openrepro.evidence.binding import bind_claim
 from openrepro.evidence.checks import apply_levels, artifact_changes
 from openrepro.evidence.gather import evidence_index
+from openrepro.judge.engine import judge_claim
 from openrepro.logbooks.records import FileRef, LogbookRecord
 from openrepro.logbooks.trackio_reader import read_trackio_logbook
 
@@ -131,3 +133,25 @@ def test_levels_of_appended_rows_stay_self_recorded(logbook) -> None:  # type: i
 def test_locate_is_only_a_path(logbook) -> None:  # type: ignore[no-untyped-def]
     _, root = logbook
     assert _locate(root)(FileRef(path="results.csv", sha256="x", size=0)).is_file()
+
+
+def _claim(key: str, check: Check) -> ClaimView:
+    return ClaimView.model_validate({
+        "id": f"p/{key}", "key": key, "paper_id": "p", "text": "t", "kind": "result",
+        "status": "active", "origin": "organizer", "quotes": [], "reported": [], "scale": {},
+        "provenance": {}, "created_at": "2026-01-01T00:00:00",
+        "check": check.model_dump(mode="json"),
+    })  # fmt: skip
+
+
+def test_the_verdict_names_the_cause_and_testimony_never_verifies(logbook) -> None:  # type: ignore[no-untyped-def]
+    record, root = logbook
+    said = judge_claim(record, _claim("C1", _equal("noise_only", 60.1, "60.1")),
+                       locate=_locate(root))  # fmt: skip
+    assert said.decision.verdict == "inconclusive" and said.provenance == "testimony"
+    assert said.decision.rationale.startswith(
+        "no value bound for quantity noise_only (numbers only in markdown (testimony only)"
+    )
+    ran = judge_claim(record, _claim("C2", _equal("acc", 0.82, "0.82")), locate=_locate(root))
+    assert ran.decision.verdict == "verified" and ran.provenance == "self-recorded"
+    assert {p.path for p in ran.evidence} == {"results.csv"}

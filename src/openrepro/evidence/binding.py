@@ -688,6 +688,12 @@ def _store(
     result: CheckBinding,
 ) -> None:  # fmt: skip
     measured, xs = kept
+    first: dict[str, int] = {}
+    for i, m in enumerate(measured):
+        first.setdefault(describe_pointer(m.pointer), i)
+    unique = sorted(first.values())
+    measured = [measured[i] for i in unique]  # one pointer counts once (map entries overlap)
+    xs = [xs[i] for i in unique] if xs else xs
     result.bound.append(_bound(name, measured, xs))
     result.used += measured
     result.bindings.append(Binding(quantity=name, how=how, pointers=[m.pointer for m in measured],

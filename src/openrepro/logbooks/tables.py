@@ -277,8 +277,8 @@ def series_column(columns: list[str]) -> str:
 
 def _kv_line(line: str) -> tuple[str, list[tuple[str, str]]] | None:
     """``(prefix, pairs)`` of a ``key=value`` result line, else ``None``: up to three prefix
-    words, then only ``key=value`` tokens (at least two, or one after a prefix), one of them a
-    number."""
+    words, then only ``key=value`` tokens (at least two, or one after a single upper-case
+    marker such as ``RESULT``), one of them a number."""
     tokens = line.split()
     first = next((i for i, t in enumerate(tokens) if "=" in t), None)
     if first is None or first > MAX_PREFIX_TOKENS:
@@ -289,7 +289,8 @@ def _kv_line(line: str) -> tuple[str, list[tuple[str, str]]] | None:
         if match is None:
             return None
         pairs.append((match.group(1), match.group(2).removesuffix("%")))
-    if len(pairs) < (1 if first else 2) or len({k for k, _ in pairs}) != len(pairs):
+    marked = first == 1 and tokens[0].strip("[]:").isupper()  # "RESULT acc=0.9"
+    if len(pairs) < (1 if marked else 2) or len({k for k, _ in pairs}) != len(pairs):
         return None
     if not any(number(v) is not None for _, v in pairs):
         return None
