@@ -434,6 +434,8 @@ def table_items(
     A table no run produced (a figure's raw data) gives items with ``run_ok`` False."""
     items: list[EvidenceItem] = []
     for table in record.tables:
+        if table.source == "page":
+            continue  # a page's Markdown table is testimony: never an item
         where = table.path or (f"run {table.run} output" if table.source == "output" else
                                f"cell {table.cell}")  # fmt: skip
         for row in _table_rows(table):
@@ -524,16 +526,33 @@ def evidence_index(
     return _corroborate(entries)
 
 
+def _distinctive(value: float) -> bool:
+    """A value unlikely to stand twice by chance: not a whole number below 1,000."""
+    return not (value == int(value) and abs(value) < 1000)
+
+
+def _name(entry: IndexEntry) -> str:
+    raw = entry.pointer.column or entry.pointer.key
+    return re.sub(r"[^a-z0-9]+", "_", raw.rsplit(".", 1)[-1].rsplit("/", 1)[-1].lower()).strip("_")
+
+
 def _corroborate(entries: list[IndexEntry]) -> list[IndexEntry]:
+    """Mark each testimony entry whose value (to 0.5 %, as people round) stands at a higher
+    level: under the same name, or anywhere when the value is distinctive (``0`` and ``1``
+    stand everywhere and corroborate nothing by themselves)."""
     higher = sorted((e.value, i) for i, e in enumerate(entries) if e.level != "testimony")
     values = [v for v, _ in higher]
     for entry in entries:
         if entry.level != "testimony":
             continue
-        span = max(1e-9, abs(entry.value) * 5e-3)  # as people round a number they write
+        span = max(1e-9, abs(entry.value) * 5e-3)
         at = bisect.bisect_left(values, entry.value - span)
-        if at < len(values) and values[at] <= entry.value + span:
-            entry.corroborated_by = entries[higher[at][1]].pointer
+        while at < len(values) and values[at] <= entry.value + span:
+            other = entries[higher[at][1]]
+            if _distinctive(entry.value) or _name(other) == _name(entry):
+                entry.corroborated_by = other.pointer
+                break
+            at += 1
     return entries
 
 

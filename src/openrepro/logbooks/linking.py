@@ -25,7 +25,9 @@ word: the run's command names it (``--out results.csv``, ``-o``, ``> out.txt``, 
 ``tee``) or names a folder it writes into (``--output-dir evidence`` writes ``evidence/*.csv``;
 ``--output``, ``--out-dir``, ``--save-dir``, ``--results-dir`` and their ``_`` spellings), or a
 script the run cell shows writes that file name (``open("runs.csv", "a")``, ``to_csv``,
-``json.dump``, ``np.savetxt``, ``write_text``: a literal or f-string ending in that name); and
+``json.dump``, ``np.savetxt``, ``write_text``: a literal or f-string ending in that name, in
+the run's folder, a folder the command names, or, when the command names none, a folder the
+script names); and
 its timing fits (a file last modified before the run began was not written by it). Such a file
 becomes one of the run's ``produced`` files; the others stay testimony.
 """
@@ -216,6 +218,9 @@ _LITERAL_RE = re.compile(r"[\"']([^\"'\n]{1,200}?\.(?:csv|tsv|json|jsonl|ndjson|
                          re.IGNORECASE)  # fmt: skip
 
 
+_FOLDER_RE = re.compile(r"[\"']((?:\.{0,2}/)?[A-Za-z_][\w\-]*(?:/[\w\-]+)*/?)[\"']")
+
+
 def _norm(path: str) -> str:
     parts = [p for p in PurePosixPath(path.strip().strip("'\"")).parts if p not in (".", "")]
     return "/".join(parts)
@@ -246,8 +251,13 @@ def run_writes(run: Run) -> tuple[set[str], set[str], set[str]]:
     names: set[str] = set()
     for source in run.scripts.values():
         if _WRITE_CALL_RE.search(source):
-            names |= {_norm(m.group(1).rsplit("}", 1)[-1].lstrip("/")) for m in
-                      _LITERAL_RE.finditer(source)}  # fmt: skip
+            found = {_norm(m.group(1).rsplit("}", 1)[-1].lstrip("/"))
+                     for m in _LITERAL_RE.finditer(source)}  # fmt: skip
+            # a folder the script names ("outputs", then OUT / "summary.json") places them,
+            # unless the command names where the outputs go (the script's default then not)
+            places = {_norm(m.group(1)) for m in _FOLDER_RE.finditer(source)} - {""}
+            places = set() if files or folders else places
+            names |= found | {f"{place}/{name}" for place in places for name in found}
     return files - {""}, folders - {""}, names - {""}
 
 

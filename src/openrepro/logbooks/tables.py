@@ -654,6 +654,8 @@ def _file_table(
 
 
 MAX_LOOSE_FILES = 200  # table files found in the folder beyond those the logbook names
+#: files of the logbook itself (a Space's manifest, the evidence map, a bundle's manifest)
+_OWN_FILES = frozenset({"logbook.json", "evidence_map.json", "manifest.json", "metadata.json"})
 _SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "env"})
 MAX_SEGMENT_BYTES = 64 * 1024 * 1024  # appended tables above this keep no row ranges
 
@@ -678,6 +680,8 @@ def loose_table_files(base: Path, known: set[str], *, limit: int = MAX_LOOSE_FIL
                     stack.append(entry)
                 continue
             relative = entry.relative_to(base).as_posix()
+            if relative in _OWN_FILES:
+                continue  # the logbook's own files, not results
             if entry.is_file() and table_format(relative) and relative not in known:
                 found.append(relative)
     return sorted(found)[:limit]
