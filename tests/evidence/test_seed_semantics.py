@@ -103,3 +103,11 @@ def test_a_history_binds_the_last_step_of_each_seed(tmp_path: Path) -> None:
                          locate=lambda ref: root / ref.path)  # fmt: skip
     [bound] = binding.bound
     assert sorted(bound.seeds) == [1 / 61, 1 / 61 + 0.01, 1 / 61 + 0.02]
+
+
+def test_a_one_column_table_is_seeds_of_one_setting(tmp_path: Path) -> None:
+    root = tmp_path / "b"
+    record = _bundle(root, {"acc.csv": "score\n" + "".join(f"{0.6 + i / 100}\n" for i in range(6))})
+    _map(record, {"file": "acc.csv", "row": 3, "column": "score"})
+    binding = bind_claim(record, "p1/C1", _check(), [], locate=lambda ref: root / ref.path)
+    assert _rows(binding) == [1, 2, 3, 4, 5, 6]

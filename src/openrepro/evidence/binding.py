@@ -275,6 +275,7 @@ def _table_of(record: LogbookRecord, tables: _Tables, pointer: MapPointer) -> Ta
     return found
 
 
+MAX_SEED_ROWS = 1000  # a one-column table longer than this is not taken as seeds
 SEED_COLUMNS = frozenset({"seed", "seeds", "random_seed", "rng_seed", "trial", "rep", "repeat",
                           "replicate", "run", "run_id", "fold"})  # fmt: skip
 
@@ -309,8 +310,13 @@ def _setting_rows(tables: _Tables, table: TableRef, rows: list[int], pointer: Ma
     and ``x`` columns) hold the same values as a chosen row all count (a map pointing at rows
     2, 5 and 9 of a ten-seed table binds all ten)."""
     seed = _seed_column(table)
-    if not seed or not rows:
+    if not rows:
         return rows
+    if not seed:
+        others = [c for c in table.columns if c != pointer.column]
+        if others or table.rows > MAX_SEED_ROWS:
+            return rows  # rows may be settings (a sweep): the map's rows stand
+        return list(range(1, table.rows + 1))  # one column of values: every row is a seed
     cells = {c: tables.column(table, c) for c in table.columns if c != seed}
     keys = [c for c in cells if _labels(cells[c]) or c in pointer.where or c == pointer.x]
     settings = {tuple(cells[c][r - 1].text.strip() for c in keys) for r in rows}
