@@ -221,6 +221,9 @@ _LITERAL_RE = re.compile(r"[\"']([^\"'\n]{1,200}?\.(?:csv|tsv|json|jsonl|ndjson|
 _FOLDER_RE = re.compile(r"[\"']((?:\.{0,2}/)?[A-Za-z_][\w\-]*(?:/[\w\-]+)*/?)[\"']")
 
 
+_MODE_RE = re.compile(r"[rwaxbt+]{1,3}|utf-?8|ascii|latin-?1", re.IGNORECASE)  # not folders
+
+
 def _norm(path: str) -> str:
     parts = [p for p in PurePosixPath(path.strip().strip("'\"")).parts if p not in (".", "")]
     return "/".join(parts)
@@ -255,7 +258,8 @@ def run_writes(run: Run) -> tuple[set[str], set[str], set[str]]:
                      for m in _LITERAL_RE.finditer(source)}  # fmt: skip
             # a folder the script names ("outputs", then OUT / "summary.json") places them,
             # unless the command names where the outputs go (the script's default then not)
-            places = {_norm(m.group(1)) for m in _FOLDER_RE.finditer(source)} - {""}
+            places = {_norm(m.group(1)) for m in _FOLDER_RE.finditer(source)
+                      if not _MODE_RE.fullmatch(m.group(1))} - {""}  # fmt: skip
             places = set() if files or folders else places
             names |= found | {f"{place}/{name}" for place in places for name in found}
     return files - {""}, folders - {""}, names - {""}
