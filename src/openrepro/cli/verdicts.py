@@ -37,12 +37,13 @@ def ls_cmd(
         print_json(cells)
         return
     table = Table()
-    for col in ("Id", "Claim", "Logbook", "Participant", "Verdict", "Judge", "Provenance", "Flags"):
+    for col in ("Id", "Claim", "Logbook", "Participant", "Verdict", "Judge", "Provenance", "Flags",
+                "Reason"):  # fmt: skip
         table.add_column(col)
     for c in cells:
         table.add_row(str(c.verdict_id), escape(f"{c.paper}/{c.claim_key}"), str(c.logbook_id),
                       escape(c.participant), c.value, c.judge_value, c.provenance,
-                      ", ".join(c.flags))  # fmt: skip
+                      ", ".join(c.flags), escape(c.rationale[:300]))  # fmt: skip
     console.print(table)
 
 

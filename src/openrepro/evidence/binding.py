@@ -23,7 +23,8 @@ that succeeded, at a provenance level above testimony
    claim's metric), a label plus a column (``ours`` + ``accuracy`` for ``ours_accuracy``), or
    a metric whose last path segment is the quantity's name. In tables, a check's only quantity
    also answers to the claim's metric names (``accuracy`` for the ``subject`` of "reaches
-   88.1 % accuracy"), as in rule 1; a metric logged under another key than the claim's does
+   88.1 % accuracy"), as in rule 1; a JSON table's flattened key also answers to its last part
+   (``claim_1.max_err`` to ``max_err``); a metric logged under another key than the claim's does
    not (``glue/accuracy``: the instructions name the key to log; the map can point at it).
    Candidates that agree (the same
    values, e.g. a CSV and the table the run printed from it) count once; otherwise anything
@@ -160,11 +161,23 @@ def bind_check(
 
 
 def _bound(name: str, found: Sequence[Measurement], xs: Sequence[float | str] = ()) -> Bound:
-    pointers = [describe_pointer(m.pointer) for m in found]
+    """The bound values of one quantity. Identical seeds count as one: three seeds with the
+    same value are one observation, not three (they would give a zero-width interval); the
+    same (x, y) point likewise."""
+    pointers: list[str] = []
     if xs:
-        points = list(zip(xs, (m.value for m in found), strict=True))
+        points: list[tuple[float | str, float]] = []
+        for x, m in zip(xs, found, strict=True):
+            if (x, m.value) not in points:
+                points.append((x, m.value))
+                pointers.append(describe_pointer(m.pointer))
         return Bound(quantity=name, points=points, pointers=pointers)
-    return Bound(quantity=name, seeds=[m.value for m in found], pointers=pointers)
+    seeds: list[float] = []
+    for m in found:
+        if m.value not in seeds:
+            seeds.append(m.value)
+            pointers.append(describe_pointer(m.pointer))
+    return Bound(quantity=name, seeds=seeds, pointers=pointers)
 
 
 def _counts(m: Measurement) -> bool:
@@ -187,6 +200,11 @@ class _Tables:
             t for t in record.tables
             if t.source in ("file", "output") and t.run in runs and t.run_ok
         ]  # fmt: skip
+        #: testimony: Markdown tables in pages, and files no recorded run is known to have
+        #: produced (shown in reasons and corroborations, never bound)
+        self.testimony: list[TableRef] = [
+            t for t in record.tables if t.source == "page" or (t.source == "file" and not t.run)
+        ]
 
     def column(self, table: TableRef, column: str) -> list[TableValue]:
         """Every value of ``column`` (raises :class:`LogbookError` naming the problem)."""
@@ -207,10 +225,12 @@ def _cell_measurements(
 ) -> list[Measurement]:
     return [
         Measurement(
-            value=float(values[row - 1].value or 0.0), metric=quantity, run=table.run,
-            seed=f"{table.table}:{row}", run_ok=table.run_ok, within_run=True,
+            value=float(values[row - 1].value or 0.0), metric=quantity,
+            run=table.run_of_row(row), seed=f"{table.table}:{row}", run_ok=table.run_ok,
+            within_run=True,
             pointer=Pointer(kind="table_cell", table=table.table, row=row,
-                            column=values[row - 1].column, path=table.path, run=table.run,
+                            column=values[row - 1].column, path=table.path,
+                            run=table.run_of_row(row),
                             sha256=table.table if table.source == "file" else ""),
         )
         for row in rows
@@ -255,11 +275,60 @@ def _table_of(record: LogbookRecord, tables: _Tables, pointer: MapPointer) -> Ta
     return found
 
 
+MAX_SEED_ROWS = 1000  # a one-column table longer than this is not taken as seeds
+SEED_COLUMNS = frozenset({"seed", "seeds", "random_seed", "rng_seed", "trial", "rep", "repeat",
+                          "replicate", "run", "run_id", "fold"})  # fmt: skip
+
+
+def _seed_column(table: TableRef) -> str:
+    return next((c for c in table.columns if normalise_name(c) in SEED_COLUMNS), "")
+
+
+def _last_steps(tables: _Tables, table: TableRef, rows: list[int]) -> list[int]:
+    """The rows of a series (a table with a step/epoch/iteration column) reduced to the last
+    step of each seed (each value of its seed column; the whole table when it has none): a
+    training history's rows are steps, not seeds. Other tables: ``rows`` as given."""
+    if not table.series or not rows:
+        return rows
+    steps = tables.column(table, table.series)
+    seed = _seed_column(table)
+    seeds = tables.column(table, seed) if seed else []
+    last: dict[str, int] = {}
+    for row in rows:
+        group = seeds[row - 1].text.strip() if seeds else ""
+        held = last.get(group)
+        step, before = steps[row - 1].value, steps[held - 1].value if held else None
+        if held is None or step is None or before is None or step >= before:
+            last[group] = row
+    return sorted(last.values())
+
+
+def _setting_rows(tables: _Tables, table: TableRef, rows: list[int], pointer: MapPointer
+                  ) -> list[int]:  # fmt: skip
+    """Every seed row of the setting(s) of ``rows``: a map chooses a table and column, not
+    seeds. In a table with a seed column, the rows whose label columns (and the map's ``where``
+    and ``x`` columns) hold the same values as a chosen row all count (a map pointing at rows
+    2, 5 and 9 of a ten-seed table binds all ten)."""
+    seed = _seed_column(table)
+    if not rows:
+        return rows
+    if not seed:
+        others = [c for c in table.columns if c != pointer.column]
+        if others or table.rows > MAX_SEED_ROWS:
+            return rows  # rows may be settings (a sweep): the map's rows stand
+        return list(range(1, table.rows + 1))  # one column of values: every row is a seed
+    cells = {c: tables.column(table, c) for c in table.columns if c != seed}
+    keys = [c for c in cells if _labels(cells[c]) or c in pointer.where or c == pointer.x]
+    settings = {tuple(cells[c][r - 1].text.strip() for c in keys) for r in rows}
+    return [r for r in range(1, table.rows + 1)
+            if tuple(cells[c][r - 1].text.strip() for c in keys) in settings]  # fmt: skip
+
+
 def _map_rows(tables: _Tables, table: TableRef, pointer: MapPointer) -> list[int] | str:
     if pointer.row is not None:
         if pointer.row > table.rows:
             return f"no row {pointer.row} (the table has {table.rows})"
-        return [pointer.row]
+        return _last_steps(tables, table, _setting_rows(tables, table, [pointer.row], pointer))
     rows = list(range(1, table.rows + 1))
     for column, wanted in pointer.where.items():
         if column not in table.columns:
@@ -269,7 +338,7 @@ def _map_rows(tables: _Tables, table: TableRef, pointer: MapPointer) -> list[int
     if not rows:
         where = ", ".join(f"{k}={v}" for k, v in pointer.where.items())
         return f"no row where {where}" if where else "the table has no rows"
-    return rows
+    return _last_steps(tables, table, _setting_rows(tables, table, rows, pointer))
 
 
 def _from_map_pointer(
@@ -351,8 +420,10 @@ def _table_candidates(
         return []
     found: list[tuple[list[int], str, str]] = []  # (rows, value column, how)
     all_rows = list(range(1, table.rows + 1))
+    nested = table.format in ("json", "jsonl")  # flattened keys: "claim_1.max_err"
     for column in value_cols:
-        if norm[column] in names:
+        leaf = normalise_name(column.rsplit(".", 1)[-1]) if nested else norm[column]
+        if norm[column] in names or leaf in names:
             mixed = any(len({normalise_name(c.text) for c in cells[lab]}) > 1 for lab in label_cols)
             if not mixed:
                 found.append((all_rows, column, f"column {column}"))
@@ -374,8 +445,11 @@ def _table_candidates(
                 found.append((rows, chosen[0], f"{label}={labels[rows[0] - 1]}, "
                                                f"column {chosen[0]}"))  # fmt: skip
     where = table.path or f"table {table.table}"
+    if table.source == "page":
+        where = f"page {table.page}, Markdown table {table.table}"
     out = []
-    for rows, column, how in found:
+    for rows_found, column, how in found:
+        rows = _last_steps(tables, table, rows_found)
         if any(cells[column][r - 1].value is None for r in rows):
             continue  # a blank among the rows: not a value for every seed
         xs = [_x(cells[x_col][r - 1]) for r in rows] if x_col is not None else []
@@ -416,12 +490,72 @@ def _match(
         candidates += _metric_candidates(record, quantity, {quantity.name})
     if not candidates:
         shown = " or ".join(repr(n) for n in sorted(names))
+        mixed = [f"{t.path or t.table} ({c})" for t in tables.eligible for c in t.columns
+                 if normalise_name(c) in names]  # fmt: skip
+        if mixed:
+            return (
+                f"column {', '.join(mixed[:3])} holds rows of several settings: an evidence "
+                "map must choose the rows (by a label column)"
+            )
         return f"no column, label or metric named {shown} in a successful run's output"
     distinct = {tuple(sorted(m.value for m in c.measurements)) for c in candidates}
     if len(distinct) > 1:
         shown = "; ".join(c.where for c in candidates[:4])
         return f"ambiguous: {len(candidates)} matches disagree ({shown})"
     return candidates[0]
+
+
+# ---- testimony: what the reasons name, never what binds ----
+
+
+def _said(
+    tables: _Tables, quantity: Quantity, sweep: str | None, hints: set[str], only: bool
+) -> list[tuple[TableRef, _Candidate]]:
+    names = {quantity.name, *(hints if only else ())}
+    found: list[tuple[TableRef, _Candidate]] = []
+    for table in tables.testimony:
+        found += [(table, c) for c in
+                  _table_candidates(tables, table, quantity, names, sweep, hints)]  # fmt: skip
+    return found
+
+
+def _testimony_only(
+    tables: _Tables, quantity: Quantity, sweep: str | None, hints: set[str], only: bool
+) -> str:
+    """Why a quantity that binds nothing still has numbers: they stand only in a page's
+    Markdown table, or in a file no recorded run is known to have produced (testimony)."""
+    said = _said(tables, quantity, sweep, hints, only)
+    names = {quantity.name, *(hints if only else ())}
+    named = [t for t in tables.testimony if any(normalise_name(c) in names for c in t.columns)]
+    pages = [c.where for t, c in said if t.source == "page"]
+    pages += [f"page {t.page}, Markdown table {t.table}" for t in named if t.source == "page"]
+    files = sorted({t.path for t, _ in said if t.source == "file"} |
+                   {t.path for t in named if t.source == "file"})  # fmt: skip
+    parts = []
+    if files:
+        parts.append(f"file not produced by a recorded run (testimony only): {', '.join(files)}")
+    if pages:
+        parts.append(f"numbers only in markdown (testimony only): {pages[0]}")
+    return "; ".join(parts)
+
+
+def _corroborated(
+    tables: _Tables, quantity: Quantity, sweep: str | None, hints: set[str], only: bool,
+    values: Sequence[float],
+) -> str:  # fmt: skip
+    """``; corroborates ...`` when testimony (a page table, an unproduced file) states the same
+    values as those bound at a higher level: the bound pointers are the verdict's evidence."""
+    held = [float(v) for v in values]
+    for _, candidate in _said(tables, quantity, sweep, hints, only):
+        stated = [m.value for m in candidate.measurements]
+        if stated and all(any(_close(s, v) for v in held) for s in stated):
+            return f"; corroborates the testimony in {candidate.where}"
+    return ""
+
+
+def _close(a: float, b: float) -> bool:
+    """Equal as people write numbers (rounded): within 0.5 % of the stated value."""
+    return abs(a - b) <= max(1e-9, abs(a) * 5e-3)
 
 
 # ---- the whole claim ----
@@ -471,9 +605,10 @@ def bind_claim(
         only = len(check.all_quantities()) == 1
         matched = _match(record, tables, quantity, sweep, wanted, only)
         if isinstance(matched, str):
+            said = _testimony_only(tables, quantity, sweep, wanted, only)
             result.bindings.append(Binding(
                 quantity=quantity.name, how="unbound",
-                reason="; ".join(p for p in (problem, matched) if p),
+                reason="; ".join(p for p in (said, problem, matched) if p),
                 flags=["map_entry_unbound"] if problem else [],
             ))  # fmt: skip
             continue
@@ -481,6 +616,12 @@ def bind_claim(
         if _take(record, claim_id, quantity.name, "match", [(matched.measurements, matched.xs)],
                  where, levels, result) and problem:  # fmt: skip
             result.bindings[-1].flags.append("map_entry_unbound")
+    for entry in result.bindings:
+        if entry.how != "unbound":
+            quantity = next(q for q in check.all_quantities() if q.name == entry.quantity)
+            only = len(check.all_quantities()) == 1
+            entry.reason += _corroborated(tables, quantity, sweeps.get(quantity.name), wanted,
+                                          only, entry.values)  # fmt: skip
     result.flags = list(dict.fromkeys(result.flags))
     return result
 
@@ -553,6 +694,12 @@ def _store(
     result: CheckBinding,
 ) -> None:  # fmt: skip
     measured, xs = kept
+    first: dict[str, int] = {}
+    for i, m in enumerate(measured):
+        first.setdefault(describe_pointer(m.pointer), i)
+    unique = sorted(first.values())
+    measured = [measured[i] for i in unique]  # one pointer counts once (map entries overlap)
+    xs = [xs[i] for i in unique] if xs else xs
     result.bound.append(_bound(name, measured, xs))
     result.used += measured
     result.bindings.append(Binding(quantity=name, how=how, pointers=[m.pointer for m in measured],

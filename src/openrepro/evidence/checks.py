@@ -170,10 +170,14 @@ def script_can_log(run: Run, key: str) -> bool:
 def artifact_changes(record: LogbookRecord) -> list[str]:
     """Paths of artifacts whose cell recorded a size other than the file's size now."""
     cells = {cell.id: cell for page in record.pages for cell in page.cells}
+    # a table several runs appended to: each run's cell recorded the size after its rows
+    grown = {(t.path, part.size) for t in record.tables for part in t.segments}
     changed: list[str] = []
     for artifact in record.artifacts:
         cell = cells.get(artifact.cell)
         size = cell.meta.get("size") if cell is not None else None
+        if (artifact.file.path, size) in grown:
+            continue  # grown by appended rows only (logbooks.tables: segments)
         if isinstance(size, int) and not isinstance(size, bool) and size != artifact.file.size:
             changed.append(artifact.file.path)
     return changed

@@ -6,7 +6,7 @@ Comparison (:func:`compare`):
 - only measurements logged *during* a recorded run that *succeeded* count, and only those whose
   run was not downgraded to ``testimony`` by the provenance checks
   (:mod:`openrepro.evidence.checks`: a hand-made or edited run cell, a failed replay);
-- one value per seed (the run's last logged step);
+- one value per seed (the run's last logged step); identical seeds count as one;
 - with 3 or more seeds, the 95 % prediction interval of the seeds,
   ``mean ± t(0.975, n-1) · sd · sqrt(1 + 1/n)`` (CORE-Bench's interval), gauges their noise:
   when it is no wider than the tolerance, the paper's value matches if it lies inside it or
@@ -101,11 +101,12 @@ def prediction_interval(values: Sequence[float]) -> tuple[float, float]:
 
 
 def _per_seed(measurements: Sequence[Measurement]) -> list[float]:
-    """One value per seed (run), in order: the last one logged."""
+    """One value per seed (run), in order: the last one logged. Identical seeds count as one
+    (three copies of one value are one observation, never a zero-width interval)."""
     by_seed: dict[str, float] = {}
     for m in measurements:
         by_seed[m.seed or m.run or str(len(by_seed))] = m.value
-    return list(by_seed.values())
+    return list(dict.fromkeys(by_seed.values()))
 
 
 _FRACTION_METRICS = frozenset(

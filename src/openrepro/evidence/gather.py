@@ -10,12 +10,18 @@
   LLM extractor, ranked by relevance and cut to a character budget. Testimony is never an item;
   item text is neutralised (control, bidi and zero-width characters removed, whitespace
   collapsed, at most 200 characters).
+* :func:`evidence_index` lists every number the logbook holds, each at its level: metrics, cells
+  of tables a recorded run produced or printed (also its ``key=value`` lines and printed JSON)
+  are self-recorded; Markdown tables in pages, figure raw data and files no run is known to have
+  produced are testimony. A testimony number is *corroborated* when the same value (as people
+  round it) stands at a higher level; the entry then names that pointer.
 * :func:`check_pointer` re-checks, by code, that a pointer exists and holds a value.
 * :func:`looks_like_injection` spots text aimed at the judge (see :data:`INJECTION_PATTERNS`).
 """
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 import unicodedata
@@ -23,7 +29,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from openrepro.errors import LogbookError
+from openrepro.evidence.levels import ProvenanceLevel
 from openrepro.evidence.records import EvidenceItem, Measurement, Pointer
 from openrepro.logbooks.records import FileRef, LogbookRecord, Metric, Run, TableRef
 from openrepro.logbooks.runs import WINDOW_SLACK_S, RunFinder
@@ -33,9 +42,11 @@ __all__ = [
     "CLAIM_METRICS",
     "INJECTION_PATTERNS",
     "WINDOW_SLACK_S",
+    "IndexEntry",
     "check_pointer",
     "check_table_pointer",
     "claim_metric_prefix",
+    "evidence_index",
     "evidence_items",
     "looks_like_injection",
     "measurements",
@@ -423,6 +434,8 @@ def table_items(
     A table no run produced (a figure's raw data) gives items with ``run_ok`` False."""
     items: list[EvidenceItem] = []
     for table in record.tables:
+        if table.source == "page":
+            continue  # a page's Markdown table is testimony: never an item
         where = table.path or (f"run {table.run} output" if table.source == "output" else
                                f"cell {table.cell}")  # fmt: skip
         for row in _table_rows(table):
@@ -445,6 +458,102 @@ def table_items(
                     )
                 )  # fmt: skip
     return items
+
+
+MAX_INDEX_ENTRIES = 20_000
+
+
+class IndexEntry(BaseModel):
+    """One number of a logbook, at its pointer and level."""
+
+    pointer: Pointer
+    value: float
+    level: ProvenanceLevel
+    where: str  # for people: "results.csv, row 2, acc"
+    #: for testimony: the pointer where the same value stands at a higher level
+    corroborated_by: Pointer | None = None
+
+
+def _table_level(record: LogbookRecord, table: TableRef) -> ProvenanceLevel:
+    ok = {run.id for run in record.runs if run.exit_code == 0}
+    if table.source in ("file", "output") and table.run in ok and table.run_ok:
+        return "self-recorded"
+    return "testimony"
+
+
+def _index_rows(table: TableRef) -> range:
+    """Every row of a table, but only the last of a long one or of a series (a history)."""
+    if table.series or table.rows > TABLE_FULL_ROWS:
+        return range(table.rows, table.rows + 1) if table.rows else range(0)
+    return range(1, table.rows + 1)
+
+
+def evidence_index(
+    record: LogbookRecord, locate: Callable[[FileRef], Path | None], *,
+    limit: int = MAX_INDEX_ENTRIES,
+) -> list[IndexEntry]:  # fmt: skip
+    """Every number ``record`` holds, each at its level (see the module docstring), values
+    read by code at their pointers; at most ``limit`` entries (metrics first, then tables in
+    the record's order)."""
+    entries: list[IndexEntry] = []
+    finder = RunFinder(record)
+    for metric in _last_steps(record.metrics):
+        if not math.isfinite(metric.value):
+            continue
+        run = finder.run_of(metric)
+        level: ProvenanceLevel = "self-recorded" if run and run.exit_code == 0 else "testimony"
+        entries.append(IndexEntry(pointer=_metric_pointer(metric), value=metric.value,
+                                  level=level, where=f"metric {metric.key}"))  # fmt: skip
+    for table in record.tables:
+        level = _table_level(record, table)
+        place = table.path or (f"page {table.page}, table {table.table}" if table.source == "page"
+                               else f"table {table.table}")  # fmt: skip
+        for row in _index_rows(table):
+            for column in table.columns:
+                if len(entries) >= limit:
+                    return _corroborate(entries)
+                try:
+                    found = read_value(record.tables, record.runs, record.pages, table.table,
+                                       row, column, locate)  # fmt: skip
+                except LogbookError:
+                    continue
+                if found.value is None:
+                    continue
+                pointer = Pointer(kind="table_cell", table=table.table, row=row, column=column,
+                                  path=table.path, run=table.run_of_row(row))  # fmt: skip
+                entries.append(IndexEntry(pointer=pointer, value=found.value, level=level,
+                                          where=f"{place}, row {row}, {column}"))  # fmt: skip
+    return _corroborate(entries)
+
+
+def _distinctive(value: float) -> bool:
+    """A value unlikely to stand twice by chance: not a whole number below 1,000."""
+    return not (value == int(value) and abs(value) < 1000)
+
+
+def _name(entry: IndexEntry) -> str:
+    raw = entry.pointer.column or entry.pointer.key
+    return re.sub(r"[^a-z0-9]+", "_", raw.rsplit(".", 1)[-1].rsplit("/", 1)[-1].lower()).strip("_")
+
+
+def _corroborate(entries: list[IndexEntry]) -> list[IndexEntry]:
+    """Mark each testimony entry whose value (to 0.5 %, as people round) stands at a higher
+    level: under the same name, or anywhere when the value is distinctive (``0`` and ``1``
+    stand everywhere and corroborate nothing by themselves)."""
+    higher = sorted((e.value, i) for i, e in enumerate(entries) if e.level != "testimony")
+    values = [v for v, _ in higher]
+    for entry in entries:
+        if entry.level != "testimony":
+            continue
+        span = max(1e-9, abs(entry.value) * 5e-3)
+        at = bisect.bisect_left(values, entry.value - span)
+        while at < len(values) and values[at] <= entry.value + span:
+            other = entries[higher[at][1]]
+            if _distinctive(entry.value) or _name(other) == _name(entry):
+                entry.corroborated_by = other.pointer
+                break
+            at += 1
+    return entries
 
 
 def check_table_pointer(

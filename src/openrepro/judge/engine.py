@@ -382,6 +382,13 @@ def _with_bindings(
         return judged
     extra = [f for f in binding.flags if f == "map_entry_unbound"]
     judged.decision.flags = list(dict.fromkeys([*judged.decision.flags, *extra]))
+    unbound = [b for b in binding.bindings if b.how == "unbound"]
+    if judged.decision.verdict == "inconclusive" and judged.decision.rule == "R3" and unbound:
+        # the cause, not the symptom: which quantity got no value, and why
+        judged.decision.rationale = "; ".join(
+            f"no value bound for quantity {b.quantity} ({b.reason or 'nothing binds it'})"
+            for b in unbound
+        )
     bindings = [b.model_dump(mode="json") for b in binding.bindings]
     judged.details = {**judged.details, "bindings": bindings}
     return judged

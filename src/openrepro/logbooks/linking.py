@@ -18,22 +18,39 @@ tries them in this order, and the first step that matches exactly one paper wins
 
 Two papers matched by one step is an error naming both; no match is an error naming every
 reference tried.
+
+**Produced files.** A file in the logbook's folder that no run's artifact cell names is still
+*produced* when a recorded run is shown to write it (:func:`link_produced`), never on anyone's
+word: the run's command names it (``--out results.csv``, ``-o``, ``> out.txt``, ``>> log.csv``,
+``tee``) or names a folder it writes into (``--output-dir evidence`` writes ``evidence/*.csv``;
+``--output``, ``--out-dir``, ``--save-dir``, ``--results-dir`` and their ``_`` spellings), or a
+script the run cell shows writes that file name (``open("runs.csv", "a")``, ``to_csv``,
+``json.dump``, ``np.savetxt``, ``write_text``: a literal or f-string ending in that name, in
+the run's folder, a folder the command names, or, when the command names none, a folder the
+script names); and
+its timing fits (a file last modified before the run began was not written by it). Such a file
+becomes one of the run's ``produced`` files; the others stay testimony.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
+import shlex
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from openrepro.errors import LogbookError, NotFoundError
-from openrepro.logbooks.records import PaperRef
+from openrepro.logbooks.records import FileRef, PaperRef, Run
 from openrepro.papers.sources.arxiv import normalize_arxiv_id
 from openrepro.store import Paper
 
-__all__ = ["TAG_PREFIX", "arxiv_of", "link_paper", "paper_refs"]
+__all__ = ["TAG_PREFIX", "arxiv_of", "link_paper", "link_produced", "paper_refs", "run_writes"]
 
 TAG_PREFIX = "paper-"
 _VENUE_KEYS = ("openreview_id", "venue_id", "id")
@@ -179,3 +196,127 @@ def link_paper(
             "give --paper"
         )
     raise NotFoundError(f"the logbook's paper is not in this challenge; tried {_describe(refs)}")
+
+
+# ---- produced files ----
+
+_DIR_FLAGS = frozenset(
+    f"--{stem}{sep}{word}"
+    for stem in ("output", "out", "save", "results", "result", "log", "logs", "artifact")
+    for sep in ("-", "_")
+    for word in ("dir", "directory", "folder", "path", "root")
+) | {"--outdir", "--output", "--out", "--save", "--results", "--logdir"}  # fmt: skip
+_FILE_FLAGS = frozenset({"--out", "--output", "-o", "--out-file", "--output-file", "--out_file",
+                         "--output_file", "--csv", "--json", "--results", "--save"})  # fmt: skip
+_REDIRECT_RE = re.compile(r"(>>?|\btee\s+(?:-a\s+)?)\s*([^\s;|&<>]+)")
+_WRITE_CALL_RE = re.compile(
+    r"\bopen\([^)]*[\"'](?:[wax]b?\+?)[\"']|\bto_(?:csv|json|parquet)\(|\bjson\.dump\(|"
+    r"\bsavetxt\(|\bwrite_(?:text|bytes)\(|\bDictWriter\(|\bcsv\.writer\("
+)
+_APPEND_RE = re.compile(r"\bopen\([^)]*[\"']a\+?b?[\"']|mode\s*=\s*[\"']a")
+_LITERAL_RE = re.compile(r"[\"']([^\"'\n]{1,200}?\.(?:csv|tsv|json|jsonl|ndjson|parquet|txt))[\"']",
+                         re.IGNORECASE)  # fmt: skip
+
+
+_FOLDER_RE = re.compile(r"[\"']((?:\.{0,2}/)?[A-Za-z_][\w\-]*(?:/[\w\-]+)*/?)[\"']")
+
+
+_MODE_RE = re.compile(r"[rwaxbt+]{1,3}|utf-?8|ascii|latin-?1", re.IGNORECASE)  # not folders
+
+
+def _norm(path: str) -> str:
+    parts = [p for p in PurePosixPath(path.strip().strip("'\"")).parts if p not in (".", "")]
+    return "/".join(parts)
+
+
+def run_writes(run: Run) -> tuple[set[str], set[str], set[str]]:
+    """What ``run`` is shown to write: ``(files, folders, names)``: paths its command names as
+    outputs, folders it writes into, and file names (or name endings) its shown scripts write."""
+    files: set[str] = set()
+    folders: set[str] = set()
+    args = list(run.command)
+    if len(args) >= 3 and args[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh") and args[1] == "-c":
+        with contextlib.suppress(ValueError):  # unbalanced quotes: the words as recorded
+            args = [*args[:2], *shlex.split(args[2])]
+    text = " ".join(run.command)
+    for i, arg in enumerate(args):
+        flag, eq, value = arg.partition("=")
+        if not eq:
+            value = args[i + 1] if i + 1 < len(args) else ""
+        if not value or value.startswith("-"):
+            continue
+        if flag in _DIR_FLAGS and not PurePosixPath(value).suffix:
+            folders.add(_norm(value))
+        elif flag in _FILE_FLAGS or flag in _DIR_FLAGS:
+            files.add(_norm(value))
+    for match in _REDIRECT_RE.finditer(text):
+        files.add(_norm(match.group(2)))
+    names: set[str] = set()
+    for source in run.scripts.values():
+        if _WRITE_CALL_RE.search(source):
+            found = {_norm(m.group(1).rsplit("}", 1)[-1].lstrip("/"))
+                     for m in _LITERAL_RE.finditer(source)}  # fmt: skip
+            # a folder the script names ("outputs", then OUT / "summary.json") places them,
+            # unless the command names where the outputs go (the script's default then not)
+            places = {_norm(m.group(1)) for m in _FOLDER_RE.finditer(source)
+                      if not _MODE_RE.fullmatch(m.group(1))} - {""}  # fmt: skip
+            places = set() if files or folders else places
+            names |= found | {f"{place}/{name}" for place in places for name in found}
+    return files - {""}, folders - {""}, names - {""}
+
+
+def _moment(stamp: str | None) -> float | None:
+    if not stamp:
+        return None
+    try:
+        moment = datetime.fromisoformat(stamp.strip())
+    except ValueError:
+        return None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+
+
+def _writes(run: Run, path: str) -> int:
+    """How specifically ``run`` is shown to write ``path`` (0: it is not): the length of the
+    path or folder that names it (a script's file name counts in the run's folders)."""
+    files, folders, names = run_writes(run)
+    if path in files:
+        return len(path) + 1
+    scores = [len(folder) for folder in folders if path.startswith(f"{folder}/")]
+    named = [n for n in names if path == n or any(path == f"{f}/{n}" for f in folders)]
+    scores += [len(path) for _ in named]
+    return max(scores, default=0)
+
+
+def _fits(run: Run, mtime: float | None, slack: float) -> bool:
+    """A file last modified before the run began was not written by it."""
+    end = _moment(run.created_at)
+    if mtime is None or end is None:
+        return True
+    start = end - (run.duration_s if run.duration_s and run.duration_s > 0 else 0.0)
+    return mtime >= start - slack
+
+
+def link_produced(
+    base: Path, runs: Sequence[Run], files: Sequence[FileRef], *, slack: float = 2.0
+) -> list[FileRef]:
+    """Add to each successful or failed recorded run the ``files`` (found in ``base``) it is
+    shown to write and whose timing fits (see the module docstring); returns the files no run
+    wrote. A file already produced by a run is left alone."""
+    unlinked: list[FileRef] = []
+    already = {ref.path for run in runs for ref in run.produced}
+    for ref in files:
+        if ref.path in already:
+            continue
+        try:
+            mtime: float | None = (base / ref.path).stat().st_mtime
+        except OSError:
+            mtime = None
+        scored = [(_writes(run, ref.path), i) for i, run in enumerate(runs) if run.command]
+        fitting = [(score, i) for score, i in scored
+                   if score and _fits(runs[i], mtime, slack)]  # fmt: skip
+        if not fitting:
+            unlinked.append(ref)
+            continue
+        # the run that names it most exactly; among those, the last (it wrote this version)
+        runs[max(fitting)[1]].produced.append(ref)
+    return unlinked

@@ -24,6 +24,7 @@ __all__ = [
     "Metric",
     "Page",
     "PaperRef",
+    "RowRange",
     "Run",
     "SideFile",
     "TableRef",
@@ -114,12 +115,24 @@ class PaperRef(BaseModel):
     source: str  # where it was written, e.g. "logbook.json paper.openreview_id"
 
 
-TableSource = Literal["file", "cell", "output"]
+TableSource = Literal["file", "cell", "output", "page"]
+
+
+class RowRange(BaseModel):
+    """The rows ``first..last`` of an appended table that one run wrote (``size``: the file's
+    bytes once that run had appended them, as its artifact cell recorded)."""
+
+    run: str
+    first: int
+    last: int
+    size: int = 0
 
 
 class TableRef(BaseModel):
     """A table the logbook holds: a file a run produced (CSV, TSV, JSON, JSONL, Parquet), the
-    raw data of a figure cell, or a table printed in a run's output.
+    raw data of a figure cell, a table printed in a run's output (also its ``key=value`` result
+    lines and printed JSON), or a Markdown table written in a page (``source`` ``page``:
+    testimony). A file no run is known to have produced has ``run`` empty (testimony).
 
     Its cells are addressed by ``(table, row, column)``: ``table`` is the file's sha256, or
     ``<cell id>`` (``<run id>#<n>`` for the n-th table of a run's output); rows count from 1
@@ -138,6 +151,17 @@ class TableRef(BaseModel):
     columns: list[str] = Field(default_factory=list)
     rows: int = 0
     truncated: bool = False  # more rows than were counted (the size cap)
+    #: a table several runs appended to (one row per seed run): which rows each run wrote
+    segments: list[RowRange] = Field(default_factory=list)
+    #: the step/epoch/iteration column of a training history (rows are steps, not seeds)
+    series: str = ""
+
+    def run_of_row(self, row: int) -> str:
+        """The run that wrote ``row`` (the table's run unless the table was appended to)."""
+        for part in self.segments:
+            if part.first <= row <= part.last:
+                return part.run
+        return self.run
 
 
 class TableValue(BaseModel):

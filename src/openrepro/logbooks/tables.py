@@ -19,6 +19,20 @@ of columns, or one object of scalars, nested objects flattened with dotted names
 but not read as a table, with a warning; at most :data:`MAX_COLUMNS` columns and
 :data:`MAX_CELL_CHARS` characters per value.
 
+A run's output also holds ``key=value`` result lines (``RESULT variant=full final_err=48.4%
+best_epoch=7``): :func:`kv_tables` reads each line as one record, the lines with the same
+prefix and keys as the rows of one table (a trailing ``%`` is dropped from a value; the
+table's columns say the keys). JSON a run pretty-printed (``json.dumps(summary, indent=2)``)
+is read as records (:func:`output_tables`), never line by line. A Markdown table written in a
+page is indexed too (``source`` ``page``), as testimony; its cells are read loosely
+(``**72.9x**`` is 72.9, ``0.81 ± 0.02`` is 0.81). Table files in the logbook's folder that no
+cell names (:func:`loose_table_files`) are indexed with no run (testimony) unless a recorded
+run is shown to write them (:func:`openrepro.logbooks.linking.link_produced`). A table with a
+step, epoch or iteration column is a *series* (``TableRef.series``): its rows are steps of a
+history, not seeds. One CSV that several runs appended to (each run's artifact cell recorded
+a larger size, every earlier size ending a line) keeps which rows each run wrote
+(``TableRef.segments``).
+
 A printed table is read only where it is unambiguous: a Markdown pipe table with its separator
 row, a CSV/TSV block whose every line has the same number of fields, or a whitespace-aligned
 block (pandas' ``to_string``) whose rows all have the same number of numeric fields and whose
@@ -31,17 +45,18 @@ from __future__ import annotations
 import csv
 import importlib
 import io
+import itertools
 import json
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from openrepro.errors import LogbookError
 from openrepro.logbooks.manifest import json_limit_problem
-from openrepro.logbooks.records import FileRef, Page, Run, TableRef, TableValue
+from openrepro.logbooks.records import FileRef, Page, RowRange, Run, TableRef, TableValue
 
 __all__ = [
     "MAX_CELL_CHARS",
@@ -51,14 +66,20 @@ __all__ = [
     "TABLE_FORMATS",
     "TextTable",
     "index_tables",
+    "kv_tables",
+    "loose_number",
+    "loose_table_files",
     "number",
+    "output_tables",
+    "page_tables",
     "read_column",
     "read_value",
+    "series_column",
     "table_format",
     "text_tables",
 ]
 
-TextFormat = Literal["csv", "tsv", "text"]
+TextFormat = Literal["csv", "tsv", "text", "json"]
 FileFormat = Literal["csv", "tsv", "json", "jsonl", "parquet"]
 MAX_TABLE_BYTES = 1024 * 1024 * 1024
 MAX_JSON_TABLE_BYTES = 64 * 1024 * 1024
@@ -233,6 +254,137 @@ def raw_of(body: str) -> str:
         if lang == "raw":
             return match.group(3)
     return ""
+
+
+# ---- run output: key=value lines, printed JSON ----
+
+_KV_TOKEN_RE = re.compile(r"^([A-Za-z_][\w.\-/]*)[=:]([^=\s]+?)[,;]?$")
+MAX_PREFIX_TOKENS = 3
+#: a column naming the step of a history (its rows are steps, not seeds)
+SERIES_COLUMNS = frozenset(
+    {"step", "steps", "epoch", "epochs", "iteration", "iterations", "iter", "it",
+     "global_step", "train_step", "update", "round"}
+)  # fmt: skip
+
+
+def series_column(columns: list[str]) -> str:
+    """The step/epoch/iteration column of a table (``""`` when none): such a table is a series."""
+    for column in columns:
+        if re.sub(r"[^a-z0-9]+", "_", column.strip().lower()).strip("_") in SERIES_COLUMNS:
+            return column
+    return ""
+
+
+def _kv_line(line: str) -> tuple[str, list[tuple[str, str]]] | None:
+    """``(prefix, pairs)`` of a ``key=value`` result line, else ``None``: up to three prefix
+    words, then only ``key=value`` tokens (at least two, or one after a single upper-case
+    marker such as ``RESULT``), one of them a number."""
+    tokens = line.split()
+    first = next((i for i, t in enumerate(tokens) if "=" in t), None)
+    if first is None or first > MAX_PREFIX_TOKENS:
+        return None
+    pairs: list[tuple[str, str]] = []
+    for token in tokens[first:]:
+        match = _KV_TOKEN_RE.match(token) if "=" in token else None
+        if match is None:
+            return None
+        pairs.append((match.group(1), match.group(2).removesuffix("%")))
+    marked = first == 1 and tokens[0].strip("[]:").isupper()  # "RESULT acc=0.9"
+    if len(pairs) < (1 if marked else 2) or len({k for k, _ in pairs}) != len(pairs):
+        return None
+    if not any(number(v) is not None for _, v in pairs):
+        return None
+    return " ".join(tokens[:first]), pairs
+
+
+def kv_tables(text: str) -> list[TextTable]:
+    """The ``key=value`` result lines of ``text`` as tables: one row per line, one table per
+    (prefix, keys) in order of first appearance."""
+    groups: dict[tuple[str, tuple[str, ...]], list[list[str]]] = {}
+    for line in text.splitlines():
+        parsed = _kv_line(line)
+        if parsed is None:
+            continue
+        prefix, pairs = parsed
+        keys = tuple(k for k, _ in pairs)
+        if len(keys) <= MAX_COLUMNS:
+            groups.setdefault((prefix, keys), []).append([v for _, v in pairs])
+    return [TextTable(format="text", columns=list(keys), rows=rows)
+            for (_, keys), rows in groups.items()]  # fmt: skip
+
+
+def _json_spans(text: str) -> tuple[str, list[object]]:
+    """``text`` with every JSON document a line starts (``{`` or ``[``, parsed whole, over
+    one or more lines) blanked out, and those documents."""
+    lines = text.splitlines()
+    decoder = json.JSONDecoder()
+    found: list[object] = []
+    i = 0
+    while i < len(lines):
+        stripped = lines[i].lstrip()
+        if not stripped.startswith(("{", "[")):
+            i += 1
+            continue
+        rest = "\n".join([stripped, *lines[i + 1 :]])
+        try:
+            data, end = decoder.raw_decode(rest)
+        except (json.JSONDecodeError, RecursionError, ValueError):
+            i += 1
+            continue
+        if rest[end:].split("\n", 1)[0].strip():
+            i += 1  # more text after the document on its last line: not a printed document
+            continue
+        span = rest[:end].count("\n") + 1
+        found.append(data)
+        for j in range(i, i + span):
+            lines[j] = ""
+        i += span
+    return "\n".join(lines), found
+
+
+def output_tables(text: str) -> list[TextTable]:
+    """The tables of a run's output, in this order: the unambiguous printed tables of
+    :func:`text_tables` (JSON documents left out), the JSON documents it printed (each as
+    records: a list of objects, an object of columns, or one object of scalars), then its
+    ``key=value`` result lines (:func:`kv_tables`)."""
+    rest, documents = _json_spans(text)
+    found = text_tables(rest)
+    for data in documents:
+        shaped = _json_rows(data)
+        if shaped is None:
+            continue
+        columns, rows = shaped
+        cells = [[_clip(r.get(c)) for c in columns] for r in rows]
+        found.append(TextTable(format="json", columns=columns, rows=cells))
+    return found + kv_tables(rest)
+
+
+# ---- pages (testimony) ----
+
+_EMPHASIS_RE = re.compile(r"[*_`]+")
+_MINUS, _TIMES = "\u2212", "\u00d7"
+_LOOSE_RE = re.compile(
+    r"^[~≈<>]?\s*([-+" + _MINUS + r"]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
+    r"\s*(?:%|" + _TIMES + r"|x|s|ms)?\s*(?:(?:±|\+/-|\+-)\s*[\d.eE+-]+\s*%?)?$"
+)
+
+
+def loose_number(text: str) -> float | None:
+    """The number a Markdown cell shows, read loosely (testimony only): emphasis, a unit
+    sign (``%``, a times sign) and a ``± sd`` part are dropped; ``1,024`` is 1024."""
+    plain = _EMPHASIS_RE.sub("", text).strip()
+    exact = number(plain)
+    if exact is not None:
+        return exact
+    match = _LOOSE_RE.match(plain)
+    if match is None:
+        return None
+    return number(match.group(1).replace(",", "").replace(_MINUS, "-"))
+
+
+def page_tables(body: str) -> list[TextTable]:
+    """The Markdown pipe tables of a page cell (testimony)."""
+    return [t for lines in _blocks(body) if (t := _pipe_table(lines)) is not None]
 
 
 # ---- files ----
@@ -460,7 +612,10 @@ def _file_value(path: Path, fmt: str, row: int, column: str, name: str) -> objec
     return shaped[1][row - 1].get(column)
 
 
-def _as_value(table: str, row: int, column: str, raw: object) -> TableValue:
+def _as_value(table: str, row: int, column: str, raw: object, loose: bool = False) -> TableValue:
+    if loose and isinstance(raw, str):
+        text = _clip(raw)
+        return TableValue(table=table, row=row, column=column, text=text, value=loose_number(text))
     if isinstance(raw, bool):
         return TableValue(table=table, row=row, column=column, text=str(raw).lower())
     if isinstance(raw, int | float):
@@ -494,27 +649,120 @@ def _file_table(
         table=ref.sha256, source="file", format=fmt,
         path=ref.path, page=page, cell=cell, run=run.id if run else "",
         run_ok=run is not None and run.exit_code == 0, columns=columns, rows=rows,
+        series=series_column(columns),
     )  # fmt: skip
 
 
+MAX_LOOSE_FILES = 200  # table files found in the folder beyond those the logbook names
+#: files of the logbook itself (a Space's manifest, the evidence map, a bundle's manifest)
+_OWN_FILES = frozenset({"logbook.json", "evidence_map.json", "manifest.json", "metadata.json"})
+_SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "env"})
+MAX_SEGMENT_BYTES = 64 * 1024 * 1024  # appended tables above this keep no row ranges
+
+
+def loose_table_files(base: Path, known: set[str], *, limit: int = MAX_LOOSE_FILES) -> list[str]:
+    """Table files (by suffix) under ``base`` that ``known`` does not list: relative paths,
+    sorted, at most ``limit``; hidden folders (``.trackio``, ``.git``, ``.venv``), links and
+    virtual environments are not entered."""
+    found: list[str] = []
+    stack = [base]
+    while stack and len(found) < limit:
+        folder = stack.pop()
+        try:
+            entries = sorted(folder.iterdir(), key=lambda p: p.name, reverse=True)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith(".") or entry.is_symlink():
+                continue
+            if entry.is_dir():
+                if entry.name not in _SKIP_DIRS and len(entry.relative_to(base).parts) < 6:
+                    stack.append(entry)
+                continue
+            relative = entry.relative_to(base).as_posix()
+            if relative in _OWN_FILES:
+                continue  # the logbook's own files, not results
+            if entry.is_file() and table_format(relative) and relative not in known:
+                found.append(relative)
+    return sorted(found)[:limit]
+
+
+def _auto_sizes(pages: list[Page], run_ids: set[str]) -> dict[str, list[tuple[str, int]]]:
+    """Per file path, ``(run id, size)`` of each auto artifact cell that follows a run cell,
+    in page order: the size the file had when that run ended."""
+    found: dict[str, list[tuple[str, int]]] = {}
+    for page in pages:
+        last = ""
+        for cell in page.cells:
+            if cell.id in run_ids:
+                last = cell.id
+            elif cell.type == "artifact" and cell.meta.get("auto") and last:
+                path, size = cell.meta.get("path"), cell.meta.get("size")
+                if isinstance(path, str) and isinstance(size, int) and not isinstance(size, bool):
+                    found.setdefault(path, []).append((last, size))
+    return found
+
+
+def _segments(path: Path, fmt: str, writers: list[tuple[str, int]], size: int) -> list[RowRange]:
+    """Which rows each run appended, when ``writers`` (run, size at its end) grew the file by
+    whole lines up to its size now; else none."""
+    sizes = [s for _, s in writers]
+    if (
+        len(writers) < 2
+        or fmt not in ("csv", "tsv", "jsonl")
+        or size > MAX_SEGMENT_BYTES
+        or sizes[-1] != size
+        or any(a >= b for a, b in itertools.pairwise(sizes))
+    ):
+        return []  # fmt: skip
+    data = path.read_bytes()
+    if len(data) != size or any(data[s - 1 : s] != b"\n" for s in sizes):
+        return []
+    ranges: list[RowRange] = []
+    done = 0
+    for run, end in writers:
+        text = data[:end].decode("utf-8", errors="replace")
+        lines = [line for line in text.splitlines() if line.strip()]
+        rows = len(lines) - (0 if fmt == "jsonl" else 1)
+        if rows <= done:
+            return []
+        ranges.append(RowRange(run=run, first=done + 1, last=rows, size=end))
+        done = rows
+    return ranges
+
+
 def index_tables(
-    base: Path, runs: list[Run], pages: list[Page], artifacts: list[tuple[FileRef, str, str]]
-) -> tuple[list[TableRef], list[str]]:
+    base: Path, runs: list[Run], pages: list[Page], artifacts: list[tuple[FileRef, str, str]],
+    loose: Sequence[FileRef] = (),
+) -> tuple[list[TableRef], list[str]]:  # fmt: skip
     """The tables of a logbook read from ``base``: files its runs produced (then other table
-    files it presents, ``artifacts`` as ``(file, page, cell)``), figure cells' raw data and
-    tables printed by runs. Returns them and a warning per table file that could not be read.
-    """
+    files it presents, ``artifacts`` as ``(file, page, cell)``, then ``loose`` table files no
+    cell names), figure cells' raw data, tables printed by runs (and their ``key=value`` lines
+    and printed JSON) and Markdown tables in pages. Returns them and a warning per table file
+    that could not be read."""
     warnings: list[str] = []
     tables: list[TableRef] = []
     seen: set[str] = set()
+    by_id = {run.id: run for run in runs}
+    auto = _auto_sizes(pages, set(by_id))
     for run in runs:
         for ref in run.produced:
-            if ref.sha256 not in seen:
-                found = _file_table(ref, base / ref.path, run, run.page, run.id, warnings)
-                if found:
-                    seen.add(ref.sha256)
-                    tables.append(found)
-    for ref, page_slug, cell_id in artifacts:
+            if ref.sha256 in seen:
+                continue
+            found = _file_table(ref, base / ref.path, run, run.page, run.id, warnings)
+            if not found:
+                continue
+            seen.add(ref.sha256)
+            writers = [w for w in auto.get(ref.path, []) if w[0] in by_id]
+            segments = _segments(base / ref.path, found.format, writers, ref.size)
+            if segments:
+                last = by_id[segments[-1].run]
+                found = found.model_copy(update={
+                    "segments": segments, "run": last.id,
+                    "run_ok": all(by_id[s.run].exit_code == 0 for s in segments),
+                })  # fmt: skip
+            tables.append(found)
+    for ref, page_slug, cell_id in [*artifacts, *((r, "", "") for r in loose)]:
         if ref.sha256 not in seen:
             found = _file_table(ref, base / ref.path, None, page_slug, cell_id, warnings)
             if found:
@@ -529,26 +777,46 @@ def index_tables(
             if len(parsed) == 1:
                 t = parsed[0]
                 tables.append(
-                    TableRef(table=cell.id, source="cell", format=t.format,
-                             page=page.slug, cell=cell.id, columns=t.columns, rows=len(t.rows))
+                    TableRef(table=cell.id, source="cell", format=t.format, page=page.slug,
+                             cell=cell.id, columns=t.columns, rows=len(t.rows),
+                             series=series_column(t.columns))
                 )  # fmt: skip
     for run in runs:
-        for n, t in enumerate(text_tables(run.output), start=1):
+        for n, t in enumerate(output_tables(run.output), start=1):
             tables.append(
                 TableRef(
-                    table=f"{run.id}#{n}", source="output", format=t.format,
-                    page=run.page, cell=run.id, run=run.id, run_ok=run.exit_code == 0,
-                    columns=t.columns, rows=len(t.rows),
+                    table=f"{run.id}#{n}", source="output", format="json" if t.format == "json"
+                    else t.format, page=run.page, cell=run.id, run=run.id,
+                    run_ok=run.exit_code == 0, columns=t.columns, rows=len(t.rows),
+                    series=series_column(t.columns),
                 )
             )  # fmt: skip
+    for page in pages:
+        for cell in page.cells:
+            if cell.id in by_id or cell.type not in ("markdown", "code"):
+                continue
+            for n, t in enumerate(page_tables(cell.body), start=1):
+                tables.append(TableRef(
+                    table=f"{cell.id}#p{n}", source="page", format="text", page=page.slug,
+                    cell=cell.id, columns=t.columns, rows=len(t.rows),
+                    series=series_column(t.columns),
+                ))  # fmt: skip
     return tables, warnings
 
 
 def _text_of(table: TableRef, runs: list[Run], pages: list[Page]) -> TextTable:
+    if table.source == "page":
+        cell_id, _, n = table.table.rpartition("#p")
+        cell = next((c for p in pages for c in p.cells if c.id == cell_id), None)
+        found = page_tables(cell.body) if cell else []
+        index = int(n) - 1 if n.isdigit() else -1
+        if not 0 <= index < len(found):
+            raise LogbookError(f"table {table.table}: no such table in the page")
+        return found[index]
     if table.source == "output":
         run_id, _, n = table.table.rpartition("#")
         run = next((r for r in runs if r.id == run_id), None)
-        found = text_tables(run.output) if run else []
+        found = output_tables(run.output) if run else []
         index = int(n) - 1 if n.isdigit() else -1
         if not 0 <= index < len(found):
             raise LogbookError(f"table {table.table}: no such table in the run's output")
@@ -585,7 +853,8 @@ def read_value(
         return _as_value(table, row, column, _file_value(path, ref.format, row, column, ref.path))
     text = _text_of(ref, runs, pages)
     values = text.rows[row - 1]
-    return _as_value(table, row, column, values[text.columns.index(column)])
+    return _as_value(table, row, column, values[text.columns.index(column)],
+                     loose=ref.source == "page")  # fmt: skip
 
 
 def _file_column(path: Path, fmt: str, column: str, name: str) -> Iterator[object]:
@@ -648,4 +917,6 @@ def read_column(
         text = _text_of(ref, runs, pages)
         index = text.columns.index(column)
         raw = [values[index] for values in text.rows]
-    return [_as_value(table, n, column, value) for n, value in enumerate(raw[: ref.rows], 1)]
+    loose = ref.source == "page"
+    return [_as_value(table, n, column, value, loose)
+            for n, value in enumerate(raw[: ref.rows], 1)]  # fmt: skip

@@ -47,7 +47,7 @@ from openrepro.errors import LogbookError
 from openrepro.logbooks.bundle import file_ref
 from openrepro.logbooks.figures import extract_images
 from openrepro.logbooks.limits import MAX_METRIC_ROWS, METRICS_SECONDS, Budget
-from openrepro.logbooks.linking import paper_refs
+from openrepro.logbooks.linking import link_produced, paper_refs
 from openrepro.logbooks.manifest import (
     MAX_TAGS,
     PageNode,
@@ -70,7 +70,7 @@ from openrepro.logbooks.records import (
     Testimony,
 )
 from openrepro.logbooks.sidefiles import find_side_files
-from openrepro.logbooks.tables import index_tables
+from openrepro.logbooks.tables import index_tables, loose_table_files
 
 __all__ = ["SCHEMA_VERSION", "page_claims", "read_trackio_export", "read_trackio_logbook"]
 
@@ -602,7 +602,8 @@ def build_record(
     refs = paper_refs(paper, tags, where)
     paper_id = _paper_id(paper) or next((r.value for r in refs if r.kind == "tag"), None)
     artifacts = [(a.file, a.page, a.cell) for a in builder.artifacts if a.kind != "figure"]
-    tables, problems = index_tables(builder.base, builder.runs, builder.pages, artifacts)
+    loose = _loose_files(builder)
+    tables, problems = index_tables(builder.base, builder.runs, builder.pages, artifacts, loose)
     record = LogbookRecord(
         format="trackio",
         format_version=str(manifest.schema_version),
@@ -625,6 +626,22 @@ def build_record(
     for path, data in builder.embedded.items():
         record.add_embedded(builder.files[path], data)
     return record
+
+
+def _loose_files(builder: _Builder) -> list[FileRef]:
+    """Table files in the folder that no cell names, kept as files: those a recorded run is
+    shown to write become its produced files (:func:`~openrepro.logbooks.linking.link_produced`,
+    also for artifact cells no run claimed); the rest are returned (testimony)."""
+    claimed = {ref.path for run in builder.runs for ref in run.produced}
+    named = [a.file for a in builder.artifacts if a.kind != "figure" and a.file.path not in claimed]
+    found: list[FileRef] = []
+    for relative in loose_table_files(builder.base, set(builder.files)):
+        try:
+            found.append(builder.file(relative, "the logbook's folder"))
+        except LogbookError as exc:
+            builder.warnings.append(str(exc))
+    link_produced(builder.base, builder.runs, named)
+    return link_produced(builder.base, builder.runs, found)
 
 
 def _export_run_names(folder: Path) -> dict[str, str]:
