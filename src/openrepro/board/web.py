@@ -58,7 +58,13 @@ T = TypeVar("T")
 _log = logging.getLogger(__name__)
 Build = Callable[[set[str]], str]
 
-__all__ = ["SecurityHeaders", "create_app", "image_type"]
+__all__ = ["INTERNAL_ERROR", "SecurityHeaders", "create_app", "image_type"]
+
+#: What a reader sees when the board fails on its side (the traceback goes to the server log).
+INTERNAL_ERROR = (
+    "The board could not build this page. The error was logged for the organizers; "
+    "please try again in a moment."
+)
 
 _MEDIA = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
           ".webp": "image/webp"}  # fmt: skip
@@ -127,15 +133,29 @@ def create_app(
     app.add_middleware(RequestGuard, ctx=ctx)  # body caps and timeouts before any route
     app.add_middleware(SecurityHeaders)
 
+    def error_page(request: Request, status: int, kind: str, message: str) -> Response:
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": {"type": kind, "message": message}}, status_code=status)
+        try:
+            page = renderer.render("error.html", url, static=False, status=status, message=message)
+        except Exception:  # the error page itself failed: plain text, still without internals
+            _log.exception("rendering the error page failed")
+            return Response(f"{status}: {message}", status_code=status, media_type="text/plain")
+        return HTMLResponse(page, status_code=status)
+
     @app.exception_handler(OpenReproError)
     async def openrepro_error(request: Request, exc: OpenReproError) -> Response:
-        status = exc.http_status
-        if request.url.path.startswith("/api/"):
-            return JSONResponse(
-                {"error": {"type": type(exc).__name__, "message": str(exc)}}, status_code=status
-            )
-        page = renderer.render("error.html", url, static=False, status=status, message=str(exc))
-        return HTMLResponse(page, status_code=status)
+        if exc.http_status >= 500:  # the board's own failure: its details go to the log only
+            return internal_error(request, exc)
+        return error_page(request, exc.http_status, type(exc).__name__, str(exc))
+
+    @app.exception_handler(Exception)
+    async def unexpected_error(request: Request, exc: Exception) -> Response:
+        return internal_error(request, exc)
+
+    def internal_error(request: Request, exc: BaseException) -> Response:
+        _log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+        return error_page(request, 500, "InternalError", INTERNAL_ERROR)
 
     data = Aggregates(ctx, cache)
 
