@@ -18,44 +18,31 @@ from sqlalchemy import select
 
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.checks import Check
-from openrepro.claims.records import ClaimView
-from openrepro.claims.service import list_claims
 from openrepro.errors import CheckError, NotFoundError
-from openrepro.jobs import jobs_cited_by, list_jobs
+from openrepro.jobs import jobs_cited_by
 from openrepro.logbooks.records import LogbookRecord
-from openrepro.logbooks.service import LogbookSummary, list_logbooks, load_logbook
 from openrepro.outcomes import (
-    ClaimConsensus,
     PaperOutcome,
     Stats,
-    claim_consensus,
     compute_stats,
     paper_outcomes,
     verdicts_by_day,
 )
 from openrepro.outcomes.current import current_verdicts_query
-from openrepro.papers.records import PaperDetail
-from openrepro.papers.service import get_paper, search_papers
+from openrepro.papers.service import search_papers
 from openrepro.recheck import recheck_queue
-from openrepro.store import Logbook, Paper, Participant
+from openrepro.store import Paper
 
 __all__ = [
     "OPEN_RECHECK",
     "PAPER_FILTERS",
     "HomeData",
-    "LogbookData",
-    "PaperData",
     "PaperRow",
-    "ParticipantData",
     "VerdictCell",
     "cited_jobs",
     "home_data",
-    "logbook_data",
-    "logbook_record",
-    "paper_data",
     "paper_row_id",
     "paper_rows",
-    "participant_data",
     "pending_recheck",
     "recheck_entries",
     "rows_by_filter",
@@ -313,15 +300,6 @@ def rows_by_filter(outcomes: list[PaperOutcome], pending: set[str]) -> dict[str,
     return out
 
 
-class PaperData(BaseModel):
-    paper: PaperDetail
-    outcome: PaperOutcome
-    claims: list[ClaimView]
-    consensus: dict[str, ClaimConsensus]  # by claim key
-    logbooks: list[LogbookSummary]
-    cells: dict[str, dict[int, VerdictCell]]  # claim key -> logbook id -> verdict
-
-
 def paper_row_id(ctx: ChallengeContext, venue_id: str) -> int:
     """The store id of a paper of this challenge, by venue id (NotFoundError if absent)."""
     with ctx.store.session() as session:
@@ -333,120 +311,6 @@ def paper_row_id(ctx: ChallengeContext, venue_id: str) -> int:
     if found is None:
         raise NotFoundError(f"no paper with id {venue_id!r}")
     return found
-
-
-def paper_data(ctx: ChallengeContext, venue_id: str) -> PaperData:
-    paper_id = paper_row_id(ctx, venue_id)
-    with ctx.store.session() as session:
-        detail = get_paper(session, ctx.challenge_id, venue_id)
-        claims = list_claims(session, ctx.challenge_id, paper=venue_id)
-        books = list_logbooks(session, ctx.challenge_id, paper=venue_id)
-    outcome = paper_outcomes(ctx, paper_ids=[paper_id], public=True)[0]
-    consensus = {c.key: c for c in claim_consensus(ctx, paper_ids=[paper_id], public=True)}
-    cells: dict[str, dict[int, VerdictCell]] = {}
-    for cell in verdict_cells(ctx, paper_id=paper_id):
-        cells.setdefault(cell.claim_key, {})[cell.logbook_id] = cell
-    return PaperData(
-        paper=detail, outcome=outcome, claims=[c for c in claims if c.status == "active"],
-        consensus=consensus, logbooks=[b for b in books if b.current], cells=cells,
-    )  # fmt: skip
-
-
-class LogbookData(BaseModel):
-    summary: LogbookSummary
-    paper_title: str
-    verdicts: list[VerdictCell]
-    older_revisions: list[int] = Field(default_factory=list)
-    newer_revision: int | None = None
-
-
-def logbook_data(ctx: ChallengeContext, logbook_id: int) -> LogbookData:
-    with ctx.store.session() as session:
-        row = session.execute(
-            select(Logbook, Paper.venue_id, Paper.title, Participant.handle)
-            .join(Paper, Paper.id == Logbook.paper_id)
-            .join(Participant, Participant.id == Logbook.participant_id)
-            .where(Logbook.id == logbook_id, Paper.challenge_id == ctx.challenge_id)
-        ).first()
-        if row is None:
-            raise NotFoundError(f"no logbook {logbook_id}")
-        book, venue_id, title, _handle = row
-        siblings = list(
-            session.scalars(
-                select(Logbook.id)
-                .where(
-                    Logbook.paper_id == book.paper_id,
-                    Logbook.participant_id == book.participant_id,
-                )
-                .order_by(Logbook.id)
-            )
-        )
-        summary = next(
-            s for s in list_logbooks(session, ctx.challenge_id, paper=venue_id) if s.id == book.id
-        )
-    newer = [s for s in siblings if s > logbook_id]
-    return LogbookData(
-        summary=summary, paper_title=title,
-        verdicts=verdict_cells(ctx, logbook_id=logbook_id),
-        older_revisions=[s for s in siblings if s < logbook_id],
-        newer_revision=newer[-1] if newer else None,
-    )  # fmt: skip
-
-
-def logbook_record(ctx: ChallengeContext, logbook_id: int) -> tuple[LogbookRecord, str]:
-    """A stored logbook's record and the handle of who submitted it (the record of a Trackio
-    logbook names nobody: the store knows)."""
-    with ctx.store.session() as session:
-        record = load_logbook(session, ctx.challenge_id, logbook_id)
-        handle = session.scalar(
-            select(Participant.handle)
-            .join(Logbook, Logbook.participant_id == Participant.id)
-            .where(Logbook.id == logbook_id)
-        )
-    return record, handle or ""
-
-
-class ParticipantData(BaseModel):
-    handle: str
-    name: str
-    team: str | None
-    role: str
-    logbooks: list[LogbookSummary]
-    team_confirmed: bool = False
-    verdicts: list[VerdictCell]
-    credit: int = 0
-    verified: int = 0
-    falsified: int = 0
-    jobs: list[dict[str, Any]] = Field(default_factory=list)
-
-
-def participant_data(
-    ctx: ChallengeContext, handle: str, stats: Stats | None = None
-) -> ParticipantData:
-    with ctx.store.session() as session:
-        person = session.scalar(
-            select(Participant).where(
-                Participant.challenge_id == ctx.challenge_id, Participant.handle == handle
-            )
-        )
-        if person is None:
-            raise NotFoundError(f"no participant {handle!r}")
-        books = list_logbooks(session, ctx.challenge_id, participant=handle)
-        pid, name, team, role = person.id, person.name, person.team, person.role
-        confirmed = bool(person.team and person.team_confirmed)
-    stats = stats or compute_stats(ctx, public=True)
-    mine = next((c for c in stats.credit if c.handle == handle), None)
-    return ParticipantData(
-        handle=handle, name=name, team=team, role=role, logbooks=books, team_confirmed=confirmed,
-        verdicts=verdict_cells(ctx, participant_id=pid),
-        credit=mine.credit if mine else 0, verified=mine.verified if mine else 0,
-        falsified=mine.falsified if mine else 0, jobs=_jobs_of(ctx, handle),
-    )  # fmt: skip
-
-
-def _jobs_of(ctx: ChallengeContext, handle: str) -> list[dict[str, Any]]:
-    """Compute jobs of a participant."""
-    return [job.model_dump(mode="json") for job in list_jobs(ctx, participant=handle)]
 
 
 def cited_jobs(

@@ -78,6 +78,8 @@ class WebUrls:
         if kind == "recheck":
             params = {k: kw[k] for k in ("status", "reason") if kw.get(k)}
             return "/recheck" + (f"?{urlencode(params)}" if params else "")
+        if kind == "stats":
+            return "/stats"
         if kind == "api_docs":
             return "/api/docs"
         raise KeyError(kind)
@@ -110,6 +112,8 @@ class StaticUrls:
         if kind == "recheck":
             status = kw.get("status")
             return f"{r}recheck{f'-{status}' if status else ''}.html"
+        if kind == "stats":
+            return f"{r}stats.html"
         if kind == "api_docs":
             return f"{r}index.html"
         raise KeyError(kind)

@@ -34,22 +34,19 @@ from openrepro import __version__
 from openrepro.board import data as board_data
 from openrepro.board.api import api_router
 from openrepro.board.apidocs import swagger_page
+from openrepro.board.assemble import Assembler, Records
 from openrepro.board.auth import auth_router
-from openrepro.board.cache import AGGREGATE, Aggregates, PageCache, paper_tag, participant_tag
+from openrepro.board.cache import AGGREGATE, Aggregates, PageCache
+from openrepro.board.catalogue import cache_key, record_pages, record_tags
 from openrepro.board.cursor import MAX_CURSOR_CHARS, anchored_page, keyset_page
 from openrepro.board.guard import RequestGuard, RowId
 from openrepro.board.pages import BOARD_CSP, PAGE_SIZE, Renderer, WebUrls, home_charts, page_slice
-from openrepro.board.snapshot import Snapshot
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import NotFoundError, OpenReproError
-from openrepro.identity import get_participant
-from openrepro.jobs import get_job
-from openrepro.logbooks.records import FileRef, LogbookRecord
+from openrepro.logbooks.records import FileRef
 from openrepro.logbooks.render import CSP as LOGBOOK_CSP
-from openrepro.logbooks.render import IMAGE_EXTENSIONS, render_logbook
-from openrepro.logbooks.service import load_logbook
+from openrepro.logbooks.render import IMAGE_EXTENSIONS
 from openrepro.logbooks.submit import blob_path
-from openrepro.outcomes import author_responses
 from openrepro.papers import search_terms
 from openrepro.recheck import REASONS, STATUSES
 from openrepro.store import Logbook, Paper, Participant
@@ -171,70 +168,53 @@ def create_app(
         return renderer.render("home.html", url, static=False, data=home_data,
                                charts=home_charts(home_data))  # fmt: skip
 
-    def render_paper(found: board_data.PaperData, responses: list[Any]) -> str:
-        return renderer.render("paper.html", url, static=False, data=found, responses=responses)
+    assembler = Assembler(renderer)
 
-    def render_logbook_page(found: board_data.LogbookData, jobs: list[dict[str, Any]]) -> str:
-        return renderer.render("logbook.html", url, static=False, data=found, jobs=jobs)
+    def record_page(kind: str, key: str | int) -> Build:
+        """A record page (see :data:`openrepro.board.catalogue.RECORD_KINDS`), read alone."""
 
-    def render_content(record: LogbookRecord, handle: str) -> str:
-        return render_logbook(record, file_url=_web_file_url, participant=handle)
-
-    def render_participant(found: board_data.ParticipantData) -> str:
-        return renderer.render("participant.html", url, static=False, data=found)
-
-    def paper_page(venue_id: str) -> Build:
         def build(tags: set[str]) -> str:
-            tags.add(paper_tag(board_data.paper_row_id(ctx, venue_id)))
-            return render_paper(board_data.paper_data(ctx, venue_id), _responses(ctx, venue_id))
+            if kind == "paper":
+                records = Records(ctx, paper=str(key), outcomes=None)
+            elif kind == "participant":
+                # not an aggregate: credit counts only the consensus of claims of papers the
+                # participant has logbooks on, and a change to such a paper touches them
+                records = Records(ctx, participant=str(key), stats=data.stats())
+            else:
+                records = Records(ctx, logbook=int(key))
+            page = render_record(records, kind, key)
+            tags.update(record_tags(records, kind, key))
+            return page
 
         return build
 
-    def logbook_page(logbook_id: int) -> Build:
-        def build(tags: set[str]) -> str:
-            found = board_data.logbook_data(ctx, logbook_id)
-            tags.update(_logbook_tags(ctx, logbook_id))
-            return render_logbook_page(found, _jobs_cited(ctx, logbook_id))
-
-        return build
-
-    def content_page(logbook_id: int) -> Build:
-        def build(tags: set[str]) -> str:  # a logbook revision never changes: no tags
-            return render_content(*board_data.logbook_record(ctx, logbook_id))
-
-        return build
-
-    def participant_page(handle: str) -> Build:
-        def build(tags: set[str]) -> str:
-            found = board_data.participant_data(ctx, handle, stats=data.stats())
-            # not an aggregate: credit counts only the consensus of claims of papers the
-            # participant has logbooks on, and a change to such a paper touches them
-            tags.add(participant_tag(get_participant(ctx, handle).id))
-            return render_participant(found)
-
-        return build
+    def render_record(records: Records, kind: str, key: str | int) -> str:
+        if kind == "paper":
+            return assembler.paper(records, str(key), url, static=False)
+        if kind == "participant":
+            return assembler.participant(records, str(key), url, static=False)
+        [(_, record)] = list(records.manifests())
+        if kind == "logbook":
+            return assembler.logbook(records, int(key), record, url, static=False)
+        handle = records.logbook(int(key)).summary.participant
+        return assembler.content(record, handle, _web_file_url)
 
     def built_ahead() -> Iterator[tuple[str, Build, set[str], str]]:
-        """Every paper, logbook, content and participant page, from one read of the store."""
-        snap = Snapshot(ctx, stats=data.stats(), outcomes=data.outcomes())
-        for venue_id in snap.venue_ids():
-            page = render_paper(snap.paper(venue_id), snap.responses(venue_id))
-            yield (f"paper:{venue_id}", paper_page(venue_id),
-                   {paper_tag(snap.paper_id(venue_id))}, page)  # fmt: skip
-        for logbook_id, manifest in snap.manifests():
-            found = snap.logbook(logbook_id)
-            record = LogbookRecord.model_validate(manifest)
-            book = found.summary
-            tags = {paper_tag(snap.paper_id(book.paper_id)),
-                    participant_tag(snap.participant_id(book.participant))}  # fmt: skip
-            page = render_logbook_page(found, snap.cited_jobs(record))
-            yield f"logbook:{logbook_id}", logbook_page(logbook_id), tags, page
-            content = render_content(record, book.participant)
-            yield f"content:{logbook_id}", content_page(logbook_id), set(), content
-        for handle in snap.handles():
-            tags = {participant_tag(snap.participant_id(handle))}
-            page = render_participant(snap.participant(handle))
-            yield f"participant:{handle}", participant_page(handle), tags, page
+        """Every record page, from one read of the store."""
+        records = Records(ctx, stats=data.stats(), outcomes=data.outcomes())
+        manifests = records.manifests()
+        for kind, key in record_pages(records):
+            if kind == "logbook":
+                logbook_id, record = next(manifests)
+                assert logbook_id == key
+                page = assembler.logbook(records, logbook_id, record, url, static=False)
+            elif kind == "content":
+                page = assembler.content(record, records.logbook(int(key)).summary.participant,
+                                         _web_file_url)  # fmt: skip
+            else:
+                page = render_record(records, kind, key)
+            tags = set() if kind == "content" else record_tags(records, kind, key)
+            yield cache_key(kind, key), record_page(kind, key), tags, page
 
     def leaderboard_page(after: str) -> Build:
         def build(tags: set[str]) -> str:
@@ -292,15 +272,15 @@ def create_app(
 
     @app.get("/papers/{venue_id:path}", response_class=HTMLResponse, include_in_schema=False)
     async def paper(venue_id: str) -> HTMLResponse:
-        return await html(f"paper:{venue_id}", paper_page(venue_id))
+        return await html(cache_key("paper", venue_id), record_page("paper", venue_id))
 
     @app.get("/logbooks/{logbook_id}", response_class=HTMLResponse, include_in_schema=False)
     async def logbook(logbook_id: RowId) -> HTMLResponse:
-        return await html(f"logbook:{logbook_id}", logbook_page(logbook_id))
+        return await html(cache_key("logbook", logbook_id), record_page("logbook", logbook_id))
 
     @app.get("/logbooks/{logbook_id}/content", include_in_schema=False)
     async def logbook_content(logbook_id: RowId) -> HTMLResponse:
-        response = await html(f"content:{logbook_id}", content_page(logbook_id))
+        response = await html(cache_key("content", logbook_id), record_page("content", logbook_id))
         response.headers["Content-Security-Policy"] = LOGBOOK_CSP + "; frame-ancestors 'self'"
         return response
 
@@ -325,7 +305,7 @@ def create_app(
 
     @app.get("/participants/{handle}", response_class=HTMLResponse, include_in_schema=False)
     async def participant(handle: str) -> HTMLResponse:
-        return await html(f"participant:{handle}", participant_page(handle))
+        return await html(cache_key("participant", handle), record_page("participant", handle))
 
     @app.get("/leaderboard", response_class=HTMLResponse, include_in_schema=False)
     async def leaderboard(
@@ -424,12 +404,6 @@ def _web_file_url(ref: FileRef) -> str | None:
     return f"/files/{ref.sha256}{suffix}"
 
 
-def _responses(ctx: ChallengeContext, venue_id: str) -> list[Any]:
-    """Author responses on a paper."""
-    paper_id = board_data.paper_row_id(ctx, venue_id)
-    return list(author_responses(ctx, paper_ids=[paper_id]))
-
-
 def _fill(
     cache: PageCache, produce: Iterator[tuple[str, Build, set[str], str]], total: int
 ) -> None:
@@ -453,26 +427,3 @@ def _page_count(ctx: ChallengeContext) -> int:
             select(func.count(Participant.id)).where(Participant.challenge_id == cid)
         )
     return (papers or 0) + 2 * (books or 0) + (people or 0)
-
-
-def _logbook_tags(ctx: ChallengeContext, logbook_id: int) -> set[str]:
-    """The cache tags of a logbook's page: its paper and its participant."""
-    with ctx.store.session() as session:
-        row = session.execute(
-            select(Logbook.paper_id, Logbook.participant_id).where(Logbook.id == logbook_id)
-        ).one()
-    return {paper_tag(row[0]), participant_tag(row[1])}
-
-
-def _jobs_cited(ctx: ChallengeContext, logbook_id: int) -> list[dict[str, Any]]:
-    """Compute jobs a logbook cites, looked up on their platform."""
-    with ctx.store.session() as session:
-        record = load_logbook(session, ctx.challenge_id, logbook_id)
-
-    def lookup(ref: str) -> dict[str, Any] | None:
-        try:
-            return get_job(ctx, ref).model_dump(mode="json")
-        except OpenReproError:
-            return None
-
-    return board_data.cited_jobs(record, lookup)
