@@ -9,7 +9,9 @@ import re
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from board_fixtures import live_board
@@ -26,6 +28,7 @@ from openrepro.judge.service import judge_logbooks
 from openrepro.outcomes import claim_consensus, paper_outcomes
 from openrepro.papers import PaperRecord, import_papers
 from openrepro.recheck import decide
+from pgdb import postgres_database
 
 CHECK_S = 0.05
 LISTS = ("/", "/papers", "/papers?status=attempted", "/leaderboard", "/recheck")
@@ -53,9 +56,13 @@ def _pages(ctx: ChallengeContext) -> list[str]:
     return paths
 
 
-def _expect_outcomes(base: str, ctx: ChallengeContext, step: str) -> None:
+Fetch = Callable[[str], tuple[int, str]]
+
+
+def _expect_outcomes(base: str, ctx: ChallengeContext, step: str, browse: Fetch | None) -> None:
     """Every page answers 200; each paper page shows its outcome and each claim's consensus as
-    ``outcomes`` computes them (the cache may take a check interval to see a write)."""
+    ``outcomes`` computes them (the cache may take a check interval to see a write). With
+    ``browse``, the home page and the paper pages are also read in a browser."""
     deadline = time.monotonic() + 10
     while True:
         wrong: list[str] = []
@@ -63,14 +70,21 @@ def _expect_outcomes(base: str, ctx: ChallengeContext, step: str) -> None:
             status, body = _get(base + path)
             if status != 200:
                 wrong.append(f"{path}: {status} {body[:300]}")
-        for o in paper_outcomes(ctx, public=True):
-            _, body = _get(f"{base}/papers/{o.paper}")
-            shown = re.search(r'<span id="outcome">([^<]*)</span>', body)
-            if shown is None or shown.group(1) != o.status:
-                wrong.append(f"{o.paper}: page says {shown and shown.group(1)}, not {o.status}")
-            for c in claim_consensus(ctx, paper_ids=[o.paper_id], public=True):
-                if f'class="v-{c.consensus}"' not in body:
-                    wrong.append(f"{o.paper}/{c.key}: consensus {c.consensus} not shown")
+        shown_in = [_get] if browse is None else [_get, browse]
+        for get in shown_in:
+            if get is not _get:
+                status, _ = get(base + "/")
+                if status != 200:
+                    wrong.append(f"/ in the browser: {status}")
+            for o in paper_outcomes(ctx, public=True):
+                status, body = get(f"{base}/papers/{o.paper}")
+                shown = re.search(r'<span id="outcome">([^<]*)</span>', body)
+                if status != 200 or shown is None or shown.group(1) != o.status:
+                    found = shown and shown.group(1)
+                    wrong.append(f"{o.paper}: {status}, page says {found}, not {o.status}")
+                for c in claim_consensus(ctx, paper_ids=[o.paper_id], public=True):
+                    if f'class="v-{c.consensus}"' not in body:
+                        wrong.append(f"{o.paper}/{c.key}: consensus {c.consensus} not shown")
         if not wrong:
             return
         if time.monotonic() > deadline:
@@ -78,33 +92,63 @@ def _expect_outcomes(base: str, ctx: ChallengeContext, step: str) -> None:
         time.sleep(CHECK_S)
 
 
-def test_serve_first_then_the_whole_event(challenge: ChallengeContext, tmp_path: Path) -> None:
-    ctx = challenge
+def _the_event(ctx: ChallengeContext, tmp_path: Path, get: Fetch | None) -> None:
+    """Serve first, then the event's steps, checking every page after each."""
     with live_board(ctx, cache_seconds=CHECK_S) as base:
-        _expect_outcomes(base, ctx, "serve")
+        _expect_outcomes(base, ctx, "serve", get)
         paper = PaperRecord(venue_id="p1", title="Bounds", abstract=ABSTRACT, authors=["A. Author"])
         import_papers(ctx.store, ctx.challenge_id, [paper], source="t")
-        _expect_outcomes(base, ctx, "import")
+        _expect_outcomes(base, ctx, "import", get)
         with ctx.store.session() as s:
             add_claim(s, ctx.challenge_id, "p1", text="At least 90% accuracy on CIFAR-10.",
                       kind="result", quotes=["reaches at least 90% accuracy"],
                       editor="org")  # fmt: skip
-        _expect_outcomes(base, ctx, "extract")
+        _expect_outcomes(base, ctx, "extract", get)
         _attempt(ctx, tmp_path, "alice", "95.1,95.3,94.9")
         _attempt(ctx, tmp_path, "bob", "85.2,85.0,84.9")
-        _expect_outcomes(base, ctx, "submit")
+        _expect_outcomes(base, ctx, "submit", get)
         judge_logbooks(ctx, None)
         assert paper_outcomes(ctx, public=True)[0].contested_any
-        _expect_outcomes(base, ctx, "judge")
+        _expect_outcomes(base, ctx, "judge", get)
         set_team(ctx, "alice", "t1")
         set_team(ctx, "bob", "t1")  # one team: no longer independent, so not contested
         assert not paper_outcomes(ctx, public=True)[0].contested_any
-        _expect_outcomes(base, ctx, "team change")
+        _expect_outcomes(base, ctx, "team change", get)
         set_team(ctx, "bob", None)  # dropped from the team: contested again
         assert paper_outcomes(ctx, public=True)[0].contested_any
-        _expect_outcomes(base, ctx, "team dropped")
+        _expect_outcomes(base, ctx, "team dropped", get)
         decide(ctx, "p1/C1", "rejected", "the falsifying run used the wrong split")
-        _expect_outcomes(base, ctx, "re-check decided")
+        _expect_outcomes(base, ctx, "re-check decided", get)
+
+
+def test_serve_first_then_the_whole_event_on_postgresql(tmp_path: Path) -> None:
+    """Over HTTP on PostgreSQL (its change journal is PL/pgSQL triggers); the Chromium test
+    below runs the same steps on SQLite."""
+    for url in postgres_database():
+        ctx = init_challenge(tmp_path / "ch", "pg-event", title="PG event", database_url=url)
+        try:
+            _the_event(ctx, tmp_path, None)
+        finally:
+            ctx.close()
+
+
+def test_serve_first_then_the_whole_event_in_chromium(browser: Any, tmp_path: Path) -> None:
+    ctx = init_challenge(tmp_path / "ch", "browser-event", title="Browser event")
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+
+    def get(url: str) -> tuple[int, str]:
+        answer = page.goto(url)
+        assert answer is not None
+        return answer.status, page.content()
+
+    try:
+        _the_event(ctx, tmp_path, get)
+    finally:
+        page.close()
+        ctx.close()
+    assert not errors
 
 
 def test_a_failing_page_logs_its_traceback_and_shows_no_internals(
