@@ -31,7 +31,7 @@ from openrepro.recheck import decide
 from pgdb import postgres_database
 
 CHECK_S = 0.05
-LISTS = ("/", "/papers", "/papers?status=attempted", "/leaderboard", "/recheck")
+LISTS = ("/", "/papers", "/papers?status=attempted", "/leaderboard", "/recheck", "/stats")
 
 
 def _get(url: str) -> tuple[int, str]:

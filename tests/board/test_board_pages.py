@@ -11,13 +11,14 @@ from fastapi.testclient import TestClient
 from outcome_store import build_outcome_store
 
 from openrepro.board import create_app
+from openrepro.board.pages import share
 from openrepro.challenge import ChallengeContext
 from openrepro.logbooks.submit import submit_logbook
-from openrepro.outcomes import override_verdict
+from openrepro.outcomes import compute_stats, override_verdict
 from openrepro.papers.records import PaperRecord
 from openrepro.papers.service import import_papers
 
-PAGES = ["/", "/papers", "/papers/P5-contested", "/participants/alice", "/leaderboard"]
+PAGES = ["/", "/papers", "/papers/P5-contested", "/participants/alice", "/leaderboard", "/stats"]
 
 
 @pytest.fixture
@@ -113,3 +114,32 @@ def test_files_are_served_only_by_hash_and_only_images(
     assert board.get("/files/..%2F..%2Fopenrepro.toml").status_code == 404
     assert board.get("/files/" + "0" * 64 + ".svg").status_code == 404
     assert board.get("/files/" + "0" * 64 + ".png").status_code == 404
+
+
+def test_the_stats_page_prints_the_outcome_rows(
+    board: TestClient, challenge: ChallengeContext
+) -> None:
+    page = board.get("/stats").text
+    stats = compute_stats(challenge, public=True)
+    for row in stats.rows:
+        shown = re.search(
+            rf'<tr data-key="{row.key}"><td>[^<]*</td><td class="num">(\d+)</td>', page
+        )
+        assert shown is not None and int(shown.group(1)) == row.count, row.key
+    for key, n in stats.verdicts.items():
+        assert f'<td class="v-{key}">{key}</td><td class="num">{n}</td>' in page
+    assert 'href="/stats"' in board.get("/").text  # in the navigation
+
+
+@pytest.mark.parametrize(
+    ("percent", "shown"),
+    [
+        (0.0, "0 %"),
+        (100 / 3340, "< 0.1 %"),
+        (12.345, "12.3 %"),
+        (99.97, "> 99.9 %"),
+        (100, "100 %"),
+    ],
+)
+def test_shares_never_read_as_none(percent: float, shown: str) -> None:
+    assert share(percent) == shown

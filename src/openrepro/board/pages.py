@@ -32,6 +32,7 @@ __all__ = [
     "WebUrls",
     "home_charts",
     "page_slice",
+    "share",
     "slug",
 ]
 
@@ -119,6 +120,20 @@ class StaticUrls:
         raise KeyError(kind)
 
 
+def share(percent: float) -> str:
+    """A percentage as readers should read it: "0 %" only for none, "< 0.1 %" for a few of many
+    (1 of 3,340 is not "0.0 %"), else one decimal."""
+    if percent <= 0:
+        return "0 %"
+    if percent < 0.1:
+        return "< 0.1 %"
+    if percent >= 100:
+        return "100 %"
+    if percent > 99.9:
+        return "> 99.9 %"
+    return f"{percent:.1f} %"
+
+
 def page_slice(rows: list[PaperRow], page: int) -> tuple[list[PaperRow], int]:
     pages = max(1, math.ceil(len(rows) / PAGE_SIZE))
     page = min(max(page, 1), pages)
@@ -152,6 +167,7 @@ class Renderer:
             lstrip_blocks=True,
             extensions=["jinja2.ext.do"],
         )
+        self.env.filters["share"] = share
         self.env.globals.update(
             check_shown=check_shown, check_commands=CHECK_COMMANDS, pointer_link=pointer_link
         )

@@ -46,7 +46,7 @@ __all__ = ["SiteReport", "build_board_site", "site_state"]
 
 MANIFEST = ".openrepro-site.json"
 #: Bump when templates or the renderer change, so every page is rebuilt.
-SITE_VERSION = "board-site-2"
+SITE_VERSION = "board-site-3"
 
 
 class SiteReport(BaseModel):
@@ -159,6 +159,13 @@ def build_board_site(
         home.model_dump(mode="json"),
         lambda: renderer.render(
             "home.html", url0, static=True, data=home, charts=home_charts(home)
+        ),
+    )
+    b.page(
+        static_file("stats"),
+        home.model_dump(mode="json"),
+        lambda: renderer.render(
+            "stats.html", url0, static=True, stats=home.stats, charts=home_charts(home)
         ),
     )
     b.page(

@@ -216,6 +216,12 @@ def create_app(
             tags = set() if kind == "content" else record_tags(records, kind, key)
             yield cache_key(kind, key), record_page(kind, key), tags, page
 
+    def stats_page(tags: set[str]) -> str:
+        tags.add(AGGREGATE)
+        home_data = board_data.home_data(ctx, data.outcomes(), data.stats())
+        return renderer.render("stats.html", url, static=False, stats=home_data.stats,
+                               charts=home_charts(home_data))  # fmt: skip
+
     def leaderboard_page(after: str) -> Build:
         def build(tags: set[str]) -> str:
             tags.add(AGGREGATE)
@@ -246,6 +252,10 @@ def create_app(
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def home() -> HTMLResponse:
         return await html("home", home_page)
+
+    @app.get("/stats", response_class=HTMLResponse, include_in_schema=False)
+    async def stats() -> HTMLResponse:
+        return await html(cache_key("stats"), stats_page)
 
     @app.get("/papers", response_class=HTMLResponse, include_in_schema=False)
     async def papers(
@@ -325,7 +335,8 @@ def create_app(
         return await html(f"recheck?{status}&{reason}", build)
 
     if warm:  # every page built ahead, in the background: lists first, then the rest in bulk
-        cache.warm([("home", home_page), ("leaderboard?", leaderboard_page(""))])
+        cache.warm([("home", home_page), ("stats", stats_page),
+                    ("leaderboard?", leaderboard_page(""))])  # fmt: skip
         cache.warm((f"papers?{s}&", papers_page(s, "")) for s in board_data.PAPER_FILTERS)
         total = _page_count(ctx)
         threading.Thread(target=_fill, args=(cache, built_ahead(), total), name="board-fill",
