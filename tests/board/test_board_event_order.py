@@ -1,6 +1,6 @@
 """The live board in the event's own order: served before any data, then papers imported, a
 claim extracted, logbooks submitted and judged by the real judge, a team changed and a re-check
-decided. At every step every page answers 200 and shows what ``outcomes`` says (issue 27)."""
+decided. At every step every page answers 200 and shows what ``outcomes`` says."""
 
 from __future__ import annotations
 
