@@ -27,7 +27,7 @@ from openrepro.identity import set_team
 from openrepro.judge.service import judge_logbooks
 from openrepro.outcomes import claim_consensus, paper_outcomes
 from openrepro.papers import PaperRecord, import_papers
-from openrepro.recheck import decide
+from openrepro.recheck import decide, recheck_queue
 from pgdb import postgres_database
 
 CHECK_S = 0.05
@@ -71,6 +71,7 @@ def _expect_outcomes(base: str, ctx: ChallengeContext, step: str, browse: Fetch 
             if status != 200:
                 wrong.append(f"{path}: {status} {body[:300]}")
         shown_in = [_get] if browse is None else [_get, browse]
+        queued = [e for e in recheck_queue(ctx, public=True) if e.logbooks]
         for get in shown_in:
             if get is not _get:
                 status, _ = get(base + "/")
@@ -85,6 +86,9 @@ def _expect_outcomes(base: str, ctx: ChallengeContext, step: str, browse: Fetch 
                 for c in claim_consensus(ctx, paper_ids=[o.paper_id], public=True):
                     if f'class="v-{c.consensus}"' not in body:
                         wrong.append(f"{o.paper}/{c.key}: consensus {c.consensus} not shown")
+                for e in queued:  # the re-check state beside the claim's verdicts
+                    if e.paper == o.paper and f'data-recheck="{e.status}"' not in body:
+                        wrong.append(f"{e.claim}: re-check state {e.status} not shown")
         if not wrong:
             return
         if time.monotonic() > deadline:
@@ -117,6 +121,9 @@ def _the_event(ctx: ChallengeContext, tmp_path: Path, get: Fetch | None) -> None
         set_team(ctx, "bob", None)  # dropped from the team: contested again
         assert paper_outcomes(ctx, public=True)[0].contested_any
         _expect_outcomes(base, ctx, "team dropped", get)
+        assert [e.status for e in recheck_queue(ctx, public=True)] == ["open"]
+        decide(ctx, "p1/C1", "needs-more-evidence", "one seed per setting is not enough")
+        _expect_outcomes(base, ctx, "re-check asks for more evidence", get)
         decide(ctx, "p1/C1", "rejected", "the falsifying run used the wrong split")
         _expect_outcomes(base, ctx, "re-check decided", get)
 

@@ -97,8 +97,8 @@ def _one(rows: Sequence[Any], what: str) -> Any:
 class Records:
     """What the record pages show, as of one read (public view): of the whole challenge
     (no argument), or of one ``paper`` (venue id), ``logbook`` (id) or ``participant``
-    (handle). ``stats`` and ``outcomes`` may be passed when the caller has them already (the
-    live board's cached aggregates)."""
+    (handle). ``stats``, ``outcomes`` and ``recheck`` (the claims' re-check states) may be
+    passed when the caller has them already (the live board's cached aggregates)."""
 
     def __init__(
         self,
@@ -109,6 +109,7 @@ class Records:
         participant: str | None = None,
         stats: Stats | None = None,
         outcomes: list[PaperOutcome] | None = None,
+        recheck: dict[int, str] | None = None,
     ) -> None:
         self.ctx = ctx
         cid = ctx.challenge_id
@@ -178,7 +179,9 @@ class Records:
         self._by_paper: dict[str, list[VerdictCell]] = defaultdict(list)
         self._by_logbook: dict[int, list[VerdictCell]] = defaultdict(list)
         self._by_person: dict[str, list[VerdictCell]] = defaultdict(list)
+        states = board_data.recheck_states(ctx) if recheck is None else recheck
         for cell in board_data.verdict_cells(ctx, **cells_filter):
+            cell.recheck = states.get(cell.claim_id, "")
             self._by_paper[cell.paper].append(cell)
             self._by_logbook[cell.logbook_id].append(cell)
             self._by_person[cell.participant].append(cell)

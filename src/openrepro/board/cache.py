@@ -648,6 +648,10 @@ class Aggregates:
     def pending(self) -> set[str]:
         return self._get("pending", lambda: board_data.pending_recheck(self.ctx))
 
+    def recheck(self) -> dict[int, str]:
+        """Each queued claim's re-check state, by claim id (shown beside its verdicts)."""
+        return self._get("recheck", lambda: board_data.recheck_states(self.ctx))
+
     def paper_rows(self, status: str) -> list[board_data.PaperRow]:
         """Papers matching filter ``status``, in venue-id order (every filter built at once)."""
         if status not in board_data.PAPER_FILTERS:

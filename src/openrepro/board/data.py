@@ -45,6 +45,7 @@ __all__ = [
     "paper_rows",
     "pending_recheck",
     "recheck_entries",
+    "recheck_states",
     "rows_by_filter",
     "unsettled_papers",
     "verdict_cells",
@@ -90,6 +91,8 @@ class VerdictCell(BaseModel):
     details: dict[str, Any] = Field(default_factory=dict)
     #: the claim's check in words now ("" when the claim has no check)
     check_words: str = ""
+    #: the claim's state on the re-check queue ("" when it is not queued; see openrepro.recheck)
+    recheck: str = ""
 
 
 def verdict_key(cell: VerdictCell) -> tuple[str, int, str]:
@@ -238,6 +241,11 @@ def pending_recheck(ctx: ChallengeContext) -> set[str]:
     readers see it) that no organizer has settled (confirmed or rejected) yet: the queue's own
     answer, read from its derived tables, so the paper lists and the queue page agree."""
     return unsettled_papers(recheck_entries(ctx))
+
+
+def recheck_states(ctx: ChallengeContext) -> dict[int, str]:
+    """Each queued claim's state on the re-check queue (as readers see it), by claim id."""
+    return {e.claim_id: e.status for e in recheck_entries(ctx)}
 
 
 def unsettled_papers(entries: Iterable[Any]) -> set[str]:

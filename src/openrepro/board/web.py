@@ -175,13 +175,14 @@ def create_app(
 
         def build(tags: set[str]) -> str:
             if kind == "paper":
-                records = Records(ctx, paper=str(key), outcomes=None)
+                records = Records(ctx, paper=str(key), recheck=data.recheck())
             elif kind == "participant":
                 # not an aggregate: credit counts only the consensus of claims of papers the
                 # participant has logbooks on, and a change to such a paper touches them
-                records = Records(ctx, participant=str(key), stats=data.stats())
+                records = Records(ctx, participant=str(key), stats=data.stats(),
+                                  recheck=data.recheck())  # fmt: skip
             else:
-                records = Records(ctx, logbook=int(key))
+                records = Records(ctx, logbook=int(key), recheck=data.recheck())
             page = render_record(records, kind, key)
             tags.update(record_tags(records, kind, key))
             return page
@@ -201,7 +202,8 @@ def create_app(
 
     def built_ahead() -> Iterator[tuple[str, Build, set[str], str]]:
         """Every record page, from one read of the store."""
-        records = Records(ctx, stats=data.stats(), outcomes=data.outcomes())
+        records = Records(ctx, stats=data.stats(), outcomes=data.outcomes(),
+                          recheck=data.recheck())  # fmt: skip
         manifests = records.manifests()
         for kind, key in record_pages(records):
             if kind == "logbook":
