@@ -9,14 +9,16 @@ import pytest
 from board_fixtures import HOSTILE, hostile_bundle
 from fastapi.testclient import TestClient
 from outcome_store import build_outcome_store
+from sqlalchemy import select
 
 from openrepro.board import create_app
 from openrepro.board.pages import share
 from openrepro.challenge import ChallengeContext
 from openrepro.logbooks.submit import submit_logbook
-from openrepro.outcomes import compute_stats, override_verdict
+from openrepro.outcomes import compute_stats, override_verdict, paper_outcomes
 from openrepro.papers.records import PaperRecord
 from openrepro.papers.service import import_papers
+from openrepro.store import Paper
 
 PAGES = ["/", "/papers", "/papers/P5-contested", "/participants/alice", "/leaderboard", "/stats"]
 
@@ -143,3 +145,30 @@ def test_the_stats_page_prints_the_outcome_rows(
 )
 def test_shares_never_read_as_none(percent: float, shown: str) -> None:
     assert share(percent) == shown
+
+
+def test_the_paper_list_sorts_filters_and_finds_authors(
+    board: TestClient, challenge: ChallengeContext
+) -> None:
+    with challenge.store.session() as session:
+        paper = session.scalar(select(Paper).where(Paper.venue_id == "P3-mixed"))
+        assert paper is not None
+        paper.authors = ["Ada Lovelace", "Alan Turing"]
+    listed = board.get("/papers").text
+    assert "Ada Lovelace, Alan Turing" in listed  # authors beside the title
+
+    def order(path: str) -> list[str]:
+        return re.findall(r'<span class="muted">(P\d+-[a-z]+)', board.get(path).text)
+
+    assert order("/papers") == sorted(order("/papers"))
+    rows = {o.paper: o for o in paper_outcomes(challenge, public=True)}
+    by_logbooks = order("/papers?sort=logbooks")
+    counts = [rows[v].logbooks for v in by_logbooks]
+    assert counts == sorted(counts, reverse=True) and len(by_logbooks) == len(rows)
+    titles = [rows[v].title.casefold() for v in order("/papers?sort=title")]
+    assert titles == sorted(titles)
+    with_claims = order("/papers?status=has-claims")
+    assert set(with_claims) == {v for v, o in rows.items() if o.claims > 0}
+    assert order("/papers?author=turing") == ["P3-mixed"]  # part of a name, any case
+    assert order("/papers?author=turing&status=unattempted") == []
+    assert board.get("/papers?sort=bogus").status_code == 404

@@ -652,12 +652,26 @@ class Aggregates:
         """Each queued claim's re-check state, by claim id (shown beside its verdicts)."""
         return self._get("recheck", lambda: board_data.recheck_states(self.ctx))
 
-    def paper_rows(self, status: str) -> list[board_data.PaperRow]:
-        """Papers matching filter ``status``, in venue-id order (every filter built at once)."""
+    def authors(self) -> dict[str, list[str]]:
+        return self._get("authors", lambda: board_data.paper_authors(self.ctx))
+
+    def paper_rows(self, status: str, sort: str = "id") -> list[board_data.PaperRow]:
+        """Papers matching filter ``status``, in ``sort``'s order (every filter built at once;
+        each other order once asked for)."""
         if status not in board_data.PAPER_FILTERS:
             raise NotFoundError(f"unknown filter {status!r}")
-        rows = self._get("rows", lambda: board_data.rows_by_filter(self.outcomes(), self.pending()))
-        return rows[status]
+        if sort not in board_data.PAPER_SORTS:
+            raise NotFoundError(f"unknown order {sort!r}")
+        rows = self._get(
+            "rows",
+            lambda: board_data.rows_by_filter(self.outcomes(), self.pending(), self.authors()),
+        )
+        if sort == "id":
+            return rows[status]
+        return self._get(
+            f"rows:{status}:{sort}",
+            lambda: sorted(rows[status], key=lambda r: board_data.paper_sort_key(r, sort)),
+        )
 
     def verdicts(self) -> tuple[list[board_data.VerdictCell], list[tuple[str, int, str]]]:
         """Every current verdict readers may see, in the verdict list's order (paper, claim,
@@ -669,9 +683,12 @@ class Aggregates:
 
         return self._get("verdicts", build)
 
-    def paper_keys(self, status: str) -> list[tuple[str]]:
-        """The keyset-pagination keys of :meth:`paper_rows` (their venue ids)."""
-        return self._get(f"keys:{status}", lambda: [(r.venue_id,) for r in self.paper_rows(status)])
+    def paper_keys(self, status: str, sort: str = "id") -> list[tuple[str | int, ...]]:
+        """The keyset-pagination keys of :meth:`paper_rows` (see ``paper_sort_key``)."""
+        return self._get(
+            f"keys:{status}:{sort}",
+            lambda: [board_data.paper_sort_key(r, sort) for r in self.paper_rows(status, sort)],
+        )
 
     def credit_index(self) -> dict[tuple[str], int]:
         """Each leaderboard row's position, by handle (the leaderboard's cursor key)."""

@@ -36,13 +36,16 @@ from openrepro.store import Paper
 __all__ = [
     "OPEN_RECHECK",
     "PAPER_FILTERS",
+    "PAPER_SORTS",
     "HomeData",
     "PaperRow",
     "VerdictCell",
     "cited_jobs",
     "home_data",
+    "paper_authors",
     "paper_row_id",
     "paper_rows",
+    "paper_sort_key",
     "pending_recheck",
     "recheck_entries",
     "recheck_states",
@@ -62,7 +65,28 @@ PAPER_FILTERS: dict[str, str] = {
     "needs-recheck": "Needs re-check",
     "fully-reproduced": "Fully reproduced",
     "toy-only": "Toy only",
+    "has-claims": "Has claims",
 }
+
+#: Orders of the paper list: key -> label. Counts sort most first; ties by venue id.
+PAPER_SORTS: dict[str, str] = {
+    "id": "Paper id",
+    "title": "Title",
+    "claims": "Most claims",
+    "logbooks": "Most logbooks",
+    "verified": "Most verified",
+    "falsified": "Most falsified",
+}
+
+
+def paper_sort_key(row: PaperRow, sort: str) -> tuple[str | int, ...]:
+    """The key that sorts the paper list by ``sort`` (see :data:`PAPER_SORTS`), ending with
+    the venue id, so it is unique (the list's keyset cursor)."""
+    if sort == "title":
+        return (row.title.casefold(), row.venue_id)
+    if sort in ("claims", "logbooks", "verified", "falsified"):
+        return (-int(getattr(row, sort)), row.venue_id)
+    return (row.venue_id,)
 
 
 class VerdictCell(BaseModel):
@@ -202,6 +226,7 @@ def _check_words(stored: Any) -> str:
 class PaperRow(BaseModel):
     venue_id: str
     title: str
+    authors: list[str] = Field(default_factory=list)
     status: str
     claims: int
     logbooks: int
@@ -228,9 +253,12 @@ def _needs_recheck(outcome: PaperOutcome, pending: set[str] | None = None) -> bo
     return outcome.falsified_any
 
 
-def _row(o: PaperOutcome, pending: set[str] | None = None) -> PaperRow:
+def _row(
+    o: PaperOutcome, pending: set[str] | None = None, authors: dict[str, list[str]] | None = None
+) -> PaperRow:
     return PaperRow(
-        venue_id=o.paper, title=o.title, status=o.status, claims=o.claims, logbooks=o.logbooks,
+        venue_id=o.paper, title=o.title, authors=(authors or {}).get(o.paper, []),
+        status=o.status, claims=o.claims, logbooks=o.logbooks,
         verified=o.verified, falsified=o.falsified, contested=o.contested,
         needs_recheck=_needs_recheck(o, pending),
     )  # fmt: skip
@@ -264,7 +292,17 @@ def _filters(o: PaperOutcome, pending: set[str] | None = None) -> dict[str, bool
         "needs-recheck": _needs_recheck(o, pending),
         "fully-reproduced": o.fully_reproduced,
         "toy-only": o.toy_only_paper,
+        "has-claims": o.claims > 0,
     }
+
+
+def paper_authors(ctx: ChallengeContext) -> dict[str, list[str]]:
+    """Every paper's authors, by venue id."""
+    with ctx.store.session() as session:
+        rows = session.execute(
+            select(Paper.venue_id, Paper.authors).where(Paper.challenge_id == ctx.challenge_id)
+        ).all()
+    return {venue_id: list(authors or []) for venue_id, authors in rows}
 
 
 def _matches(o: PaperOutcome, key: str, pending: set[str] | None = None) -> bool:
@@ -278,15 +316,24 @@ def paper_rows(
     query: str = "",
     outcomes: list[PaperOutcome] | None = None,
     pending: set[str] | None = None,
+    author: str = "",
+    authors: dict[str, list[str]] | None = None,
 ) -> list[PaperRow]:
-    """Papers matching a filter (``PAPER_FILTERS``) and a full-text query, in venue-id order
-    (search hits in relevance order)."""
+    """Papers matching a filter (``PAPER_FILTERS``), a full-text query and an author (a part of
+    an author's name, any case), in venue-id order (search hits in relevance order)."""
     if status not in PAPER_FILTERS:
         raise NotFoundError(f"unknown filter {status!r}; use one of {', '.join(PAPER_FILTERS)}")
     rows = outcomes if outcomes is not None else paper_outcomes(ctx, public=True)
     if pending is None:
         pending = pending_recheck(ctx)
+    if authors is None:
+        authors = paper_authors(ctx)
     chosen = [o for o in rows if _matches(o, status, pending)]
+    wanted = author.strip().casefold()
+    if wanted:
+        chosen = [
+            o for o in chosen if any(wanted in a.casefold() for a in authors.get(o.paper, []))
+        ]
     if query.strip():
         with ctx.store.session() as session:
             hits = search_papers(session, ctx.challenge_id, query, limit=500, snippets=False)
@@ -294,14 +341,18 @@ def paper_rows(
         chosen = sorted((o for o in chosen if o.paper in order), key=lambda o: order[o.paper])
     else:
         chosen.sort(key=lambda o: o.paper)
-    return [_row(o, pending) for o in chosen]
+    return [_row(o, pending, authors) for o in chosen]
 
 
-def rows_by_filter(outcomes: list[PaperOutcome], pending: set[str]) -> dict[str, list[PaperRow]]:
+def rows_by_filter(
+    outcomes: list[PaperOutcome],
+    pending: set[str],
+    authors: dict[str, list[str]] | None = None,
+) -> dict[str, list[PaperRow]]:
     """Every filter's rows of :func:`paper_rows` (no search) at once, each row built once."""
     out: dict[str, list[PaperRow]] = {key: [] for key in PAPER_FILTERS}
     for o in sorted(outcomes, key=lambda o: o.paper):
-        row = _row(o, pending)
+        row = _row(o, pending, authors)
         for key, matched in _filters(o, pending).items():
             if matched:
                 out[key].append(row)

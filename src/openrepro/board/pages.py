@@ -18,7 +18,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from openrepro.board import charts
 from openrepro.board.checks import CHECK_COMMANDS, check_shown, pointer_link
-from openrepro.board.data import PAPER_FILTERS, HomeData, PaperRow
+from openrepro.board.data import PAPER_FILTERS, PAPER_SORTS, HomeData, PaperRow
 from openrepro.board.reviews import review_panels
 from openrepro.challenge import ChallengeContext
 from openrepro.outcomes import Stats
@@ -62,7 +62,11 @@ class WebUrls:
         if kind == "home":
             return "/"
         if kind == "papers":
-            params = {k: v for k, v in kw.items() if v not in (None, "", 1) and k != "status"}
+            params = {
+                k: v
+                for k, v in kw.items()
+                if v not in (None, "", 1) and k != "status" and not (k == "sort" and v == "id")
+            }
             if kw.get("status") not in (None, "all"):
                 params = {"status": kw["status"], **params}
             return "/papers" + (f"?{urlencode(params)}" if params else "")
@@ -168,6 +172,7 @@ class Renderer:
             extensions=["jinja2.ext.do"],
         )
         self.env.filters["share"] = share
+        self.env.globals["sorts"] = PAPER_SORTS
         self.env.globals.update(
             check_shown=check_shown, check_commands=CHECK_COMMANDS, pointer_link=pointer_link
         )

@@ -176,7 +176,8 @@ def build_board_site(
     url1 = StaticUrls(1)
     queue = board_data.recheck_entries(ctx)
     pending = board_data.unsettled_papers(queue)
-    for status, rows in board_data.rows_by_filter(outcomes, pending).items():
+    authors = board_data.paper_authors(ctx)
+    for status, rows in board_data.rows_by_filter(outcomes, pending, authors).items():
         pages = max(1, -(-len(rows) // PAGE_SIZE))
         for page in range(1, pages + 1):
             shown, _ = page_slice(rows, page)
@@ -193,6 +194,8 @@ def build_board_site(
                     total=len(rows),
                     status=status,
                     query="",
+                    author="",
+                    sort="id",
                     page=page,
                     pages=pages,
                 ),

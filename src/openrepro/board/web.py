@@ -237,16 +237,18 @@ def create_app(
 
         return build
 
-    def papers_page(status: str, cursor: str) -> Build:
+    def papers_page(status: str, sort: str, cursor: str) -> Build:
         def build(tags: set[str]) -> str:
             tags.add(AGGREGATE)
-            rows = data.paper_rows(status)
-            shown = keyset_page("papers", data.paper_keys(status), cursor or None, PAGE_SIZE)
+            rows = data.paper_rows(status, sort)
+            kind = "papers" if sort == "id" else f"papers-{sort}"
+            shown = keyset_page(kind, data.paper_keys(status, sort), cursor or None, PAGE_SIZE)
             return renderer.render(
                 "papers.html", url, static=False, rows=rows[shown.start : shown.end],
-                total=len(rows), status=status, query="", first=shown.start + 1,
-                next_url=shown.next and url("papers", status=status, cursor=shown.next),
-                prev_url=shown.prev and url("papers", status=status, cursor=shown.prev),
+                total=len(rows), status=status, query="", author="", sort=sort,
+                sorts=board_data.PAPER_SORTS, first=shown.start + 1,
+                next_url=shown.next and url("papers", status=status, sort=sort, cursor=shown.next),
+                prev_url=shown.prev and url("papers", status=status, sort=sort, cursor=shown.prev),
             )  # fmt: skip
 
         return build
@@ -262,25 +264,34 @@ def create_app(
     @app.get("/papers", response_class=HTMLResponse, include_in_schema=False)
     async def papers(
         status: str = "all",
-        q: str = "",
+        q: Annotated[str, Query(max_length=500)] = "",
+        author: Annotated[str, Query(max_length=200)] = "",
+        sort: str = "id",
         page: Annotated[int, Query(le=100_000)] = 1,
         cursor: Annotated[str, Query(max_length=MAX_CURSOR_CHARS)] = "",
     ) -> HTMLResponse:
         def search(tags: set[str]) -> str:  # bounded (500 hits), in relevance order: numbered
             rows = board_data.paper_rows(ctx, status=status, query=q, outcomes=data.outcomes(),
-                                         pending=data.pending())  # fmt: skip
+                                         pending=data.pending(), author=author,
+                                         authors=data.authors())  # fmt: skip
+            if not search_terms(q):  # an author alone: in the order asked for
+                rows.sort(key=lambda r: board_data.paper_sort_key(r, sort))
             shown, pages = page_slice(rows, page)
             return renderer.render(
                 "papers.html", url, static=False, rows=shown, total=len(rows), status=status,
-                query=q, page=min(max(page, 1), pages), pages=pages,
+                query=q, author=author, sort=sort, sorts=board_data.PAPER_SORTS,
+                page=min(max(page, 1), pages), pages=pages,
             )  # fmt: skip
 
         if status not in board_data.PAPER_FILTERS:
             raise NotFoundError(f"unknown filter {status!r}; use one of "
                                 f"{', '.join(board_data.PAPER_FILTERS)}")  # fmt: skip
-        if search_terms(q):  # a search is bounded, not cached: unique queries would fill the cache
+        if sort not in board_data.PAPER_SORTS:
+            raise NotFoundError(f"unknown order {sort!r}; use one of "
+                                f"{', '.join(board_data.PAPER_SORTS)}")  # fmt: skip
+        if search_terms(q) or author.strip():  # bounded, not cached: unique queries would fill it
             return HTMLResponse(await run_in_threadpool(search, set()))
-        return await html(f"papers?{status}&{cursor}", papers_page(status, cursor))
+        return await html(f"papers?{status}&{sort}&{cursor}", papers_page(status, sort, cursor))
 
     @app.get("/papers/{venue_id:path}", response_class=HTMLResponse, include_in_schema=False)
     async def paper(venue_id: str) -> HTMLResponse:
@@ -339,7 +350,7 @@ def create_app(
     if warm:  # every page built ahead, in the background: lists first, then the rest in bulk
         cache.warm([("home", home_page), ("stats", stats_page),
                     ("leaderboard?", leaderboard_page(""))])  # fmt: skip
-        cache.warm((f"papers?{s}&", papers_page(s, "")) for s in board_data.PAPER_FILTERS)
+        cache.warm((f"papers?{s}&id&", papers_page(s, "id", "")) for s in board_data.PAPER_FILTERS)
         total = _page_count(ctx)
         threading.Thread(target=_fill, args=(cache, built_ahead(), total), name="board-fill",
                          daemon=True).start()  # fmt: skip
