@@ -172,3 +172,22 @@ def test_the_paper_list_sorts_filters_and_finds_authors(
     assert order("/papers?author=turing") == ["P3-mixed"]  # part of a name, any case
     assert order("/papers?author=turing&status=unattempted") == []
     assert board.get("/papers?sort=bogus").status_code == 404
+
+
+def test_a_paper_page_links_the_paper_and_gives_the_pull_command(
+    board: TestClient, challenge: ChallengeContext
+) -> None:
+    with challenge.store.session() as session:
+        paper = session.scalar(select(Paper).where(Paper.venue_id == "P1-full"))
+        assert paper is not None
+        paper.site_url = "https://openreview.net/forum?id=P1-full"
+        paper.pdf_url = "javascript:alert(1)"  # never a link
+        paper.arxiv_id = "2101.00001v2"
+    page = board.get("/papers/P1-full").text
+    links = dict(re.findall(r'<a href="([^"]+)" rel="noopener noreferrer" data-link="([^"]+)">',
+                            page))  # fmt: skip
+    assert links == {"https://openreview.net/forum?id=P1-full": "venue page",
+                     "https://arxiv.org/abs/2101.00001v2": "arXiv"}  # fmt: skip
+    assert "javascript:" not in page
+    assert "openrepro pull P1-full --server URL --dir P1-full" in page
+    assert "openrepro checks set" not in page and "(organizers)" not in page

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from functools import partial
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
@@ -22,6 +22,7 @@ from openrepro.board.data import PAPER_FILTERS, PAPER_SORTS, HomeData, PaperRow
 from openrepro.board.reviews import review_panels
 from openrepro.challenge import ChallengeContext
 from openrepro.outcomes import Stats
+from openrepro.papers.records import PaperDetail
 
 __all__ = [
     "BOARD_CSP",
@@ -32,6 +33,7 @@ __all__ = [
     "WebUrls",
     "home_charts",
     "page_slice",
+    "paper_links",
     "share",
     "slug",
 ]
@@ -124,6 +126,22 @@ class StaticUrls:
         raise KeyError(kind)
 
 
+#: An arXiv identifier: new style (2101.00001, with a version or not) or old (hep-th/9901001).
+_ARXIV_ID = re.compile(r"\d{4}\.\d{4,5}(v\d+)?|[a-z-]+(\.[A-Z]{2})?/\d{7}(v\d+)?")
+
+
+def paper_links(paper: PaperDetail) -> list[tuple[str, str]]:
+    """Where to read a paper: its venue page, its PDF and its arXiv page (http(s) links only)."""
+    links: list[tuple[str, str]] = []
+    for label, href in (("venue page", paper.site_url), ("PDF", paper.pdf_url)):
+        if href and urlsplit(href).scheme in ("http", "https"):
+            links.append((label, href))
+    arxiv = (paper.arxiv_id or "").strip()
+    if arxiv and _ARXIV_ID.fullmatch(arxiv):
+        links.append(("arXiv", f"https://arxiv.org/abs/{arxiv}"))
+    return links
+
+
 def share(percent: float) -> str:
     """A percentage as readers should read it: "0 %" only for none, "< 0.1 %" for a few of many
     (1 of 3,340 is not "0.0 %"), else one decimal."""
@@ -172,6 +190,7 @@ class Renderer:
             extensions=["jinja2.ext.do"],
         )
         self.env.filters["share"] = share
+        self.env.globals["paper_links"] = paper_links
         self.env.globals["sorts"] = PAPER_SORTS
         self.env.globals.update(
             check_shown=check_shown, check_commands=CHECK_COMMANDS, pointer_link=pointer_link
