@@ -33,6 +33,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from openrepro import __version__
 from openrepro.board import data as board_data
 from openrepro.board.api import api_router
+from openrepro.board.apidocs import asset as swagger_asset
 from openrepro.board.apidocs import swagger_page
 from openrepro.board.assemble import Assembler, Records
 from openrepro.board.auth import auth_router
@@ -78,7 +79,7 @@ class SecurityHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        docs = scope["path"] == "/api/docs"  # its own CSP (openrepro.board.apidocs)
+        docs = scope["path"].startswith("/api/docs")  # its own CSP (openrepro.board.apidocs)
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -367,6 +368,13 @@ def create_app(
     @app.get("/api/docs", include_in_schema=False)
     def api_docs() -> HTMLResponse:
         return swagger_page(app.title + " - API", "/api/openapi.json")
+
+    @app.get("/api/docs/assets/{name}", include_in_schema=False)
+    def api_docs_asset(name: str) -> Response:
+        found = swagger_asset(name)
+        if found is None:
+            raise NotFoundError(f"no file {name!r}")
+        return found
 
     @app.get("/api", include_in_schema=False)
     def api_root() -> RedirectResponse:
