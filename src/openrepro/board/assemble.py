@@ -306,14 +306,18 @@ class Records:
                 yield int(logbook_id), LogbookRecord.model_validate(manifest)
 
 
-def paper_data(ctx: ChallengeContext, venue_id: str) -> PaperData:
+def paper_data(
+    ctx: ChallengeContext, venue_id: str, recheck: dict[int, str] | None = None
+) -> PaperData:
     """One paper's page data (read alone)."""
-    return Records(ctx, paper=venue_id).paper(venue_id)
+    return Records(ctx, paper=venue_id, recheck=recheck).paper(venue_id)
 
 
-def logbook_data(ctx: ChallengeContext, logbook_id: int) -> LogbookData:
+def logbook_data(
+    ctx: ChallengeContext, logbook_id: int, recheck: dict[int, str] | None = None
+) -> LogbookData:
     """One logbook's page data (read alone)."""
-    return Records(ctx, logbook=logbook_id).logbook(logbook_id)
+    return Records(ctx, logbook=logbook_id, recheck=recheck).logbook(logbook_id)
 
 
 class Assembler:
