@@ -126,7 +126,7 @@ def test_search_pages_do_not_fill_the_page_cache(papers_ctx: ChallengeContext) -
     # (built once, whatever the number of queries) may be in the cache
     keys = set(app.state.cache._pages)
     assert not any("distillation" in k or "students" in k or "q=" in k for k in keys), keys
-    assert keys <= {"data:outcomes", "data:pending"}, keys
+    assert keys <= {"data:outcomes", "data:pending", "data:authors"}, keys
 
 
 # --- 3. handle takeover --------------------------------------------------------------------------

@@ -265,8 +265,8 @@ def create_app(
     @app.get("/papers", response_class=HTMLResponse, include_in_schema=False)
     async def papers(
         status: str = "all",
-        q: Annotated[str, Query(max_length=500)] = "",
-        author: Annotated[str, Query(max_length=200)] = "",
+        q: str = "",
+        author: str = "",
         sort: str = "id",
         page: Annotated[int, Query(le=100_000)] = 1,
         cursor: Annotated[str, Query(max_length=MAX_CURSOR_CHARS)] = "",
