@@ -528,7 +528,7 @@ class PageCache:
     def fill(self, produce: Iterable[tuple[str, Build, set[str], Any]], total: int = 0) -> int:
         """Store many values built in one pass, in the calling thread: ``produce`` yields each
         key, the build that makes it again alone (kept for refreshes), its tags and its value,
-        typically from one bulk read of the store (:class:`~openrepro.board.snapshot.Snapshot`)
+        typically from one bulk read of the store (:class:`~openrepro.board.assemble.Records`)
         instead of a few queries per value. ``total`` (how many it will yield) is counted in
         :meth:`pending` until the fill ends. Returns how many values were stored.
 

@@ -1,7 +1,9 @@
-"""What the board's pages show, gathered with a few SQL queries per page.
+"""The board's reading functions: current verdicts as cells, the paper lists and their filters
+and orders, the re-check states, the home page's figures.
 
 The same functions feed the live board (``openrepro serve``), its JSON API and the static export
-(``openrepro site build``), so the three never disagree. Everything here is public: verdicts of
+(``openrepro site build``), so the three never disagree; the record pages' data is assembled
+from them by :mod:`openrepro.board.assemble`. Everything here is public: verdicts of
 papers inside their anti-herding window are left out (see :func:`outcomes.hidden_papers`).
 """
 
