@@ -162,3 +162,20 @@ def test_the_logbook_page_shows_the_check_chart_and_links_into_the_frame(
             page.close()
     finally:
         ctx.close()
+
+
+def test_api_docs_render_offline(browser: Any, tmp_path: Path) -> None:
+    """Swagger UI comes from the board itself: it renders with no other host reachable."""
+    ctx = init_challenge(tmp_path / "ch", "docs-test", title="Docs test")
+    try:
+        with live_board(ctx) as base:
+            page = browser.new_page()
+            watch = Watch(page, base)
+            page.goto(base + "/api/docs")
+            page.wait_for_selector(".swagger-ui .info .title", timeout=20_000)
+            assert "Docs test" in page.inner_text(".swagger-ui .info .title")
+            assert page.locator(".opblock").count() > 10  # the API's operations
+            assert watch.foreign == [] and watch.errors == []
+            page.close()
+    finally:
+        ctx.close()

@@ -169,7 +169,7 @@ def test_warmed_board_serves_pages_nobody_asked_for(challenge: ChallengeContext)
     app = create_app(challenge, cache_seconds=60, warm=True)
     cache: PageCache = app.state.cache
     wait_built(cache, 60, settle=0.2)
-    for key in ("home", "paper:P5-contested", "participant:alice", "papers?contested&"):
+    for key in ("home", "paper:P5-contested", "participant:alice", "papers?contested&id&"):
         assert cache.built_at(key) is not None, key
     assert TestClient(app).get("/healthz").json()["building"] == 0
     cache.close()

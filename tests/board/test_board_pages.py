@@ -9,15 +9,18 @@ import pytest
 from board_fixtures import HOSTILE, hostile_bundle
 from fastapi.testclient import TestClient
 from outcome_store import build_outcome_store
+from sqlalchemy import select
 
 from openrepro.board import create_app
+from openrepro.board.pages import share
 from openrepro.challenge import ChallengeContext
 from openrepro.logbooks.submit import submit_logbook
-from openrepro.outcomes import override_verdict
+from openrepro.outcomes import compute_stats, override_verdict, paper_outcomes
 from openrepro.papers.records import PaperRecord
 from openrepro.papers.service import import_papers
+from openrepro.store import Paper
 
-PAGES = ["/", "/papers", "/papers/P5-contested", "/participants/alice", "/leaderboard"]
+PAGES = ["/", "/papers", "/papers/P5-contested", "/participants/alice", "/leaderboard", "/stats"]
 
 
 @pytest.fixture
@@ -113,3 +116,78 @@ def test_files_are_served_only_by_hash_and_only_images(
     assert board.get("/files/..%2F..%2Fopenrepro.toml").status_code == 404
     assert board.get("/files/" + "0" * 64 + ".svg").status_code == 404
     assert board.get("/files/" + "0" * 64 + ".png").status_code == 404
+
+
+def test_the_stats_page_prints_the_outcome_rows(
+    board: TestClient, challenge: ChallengeContext
+) -> None:
+    page = board.get("/stats").text
+    stats = compute_stats(challenge, public=True)
+    for row in stats.rows:
+        shown = re.search(
+            rf'<tr data-key="{row.key}"><td>[^<]*</td><td class="num">(\d+)</td>', page
+        )
+        assert shown is not None and int(shown.group(1)) == row.count, row.key
+    for key, n in stats.verdicts.items():
+        assert f'<td class="v-{key}">{key}</td><td class="num">{n}</td>' in page
+    assert 'href="/stats"' in board.get("/").text  # in the navigation
+
+
+@pytest.mark.parametrize(
+    ("percent", "shown"),
+    [
+        (0.0, "0 %"),
+        (100 / 3340, "< 0.1 %"),
+        (12.345, "12.3 %"),
+        (99.97, "> 99.9 %"),
+        (100, "100 %"),
+    ],
+)
+def test_shares_never_read_as_none(percent: float, shown: str) -> None:
+    assert share(percent) == shown
+
+
+def test_the_paper_list_sorts_filters_and_finds_authors(
+    board: TestClient, challenge: ChallengeContext
+) -> None:
+    with challenge.store.session() as session:
+        paper = session.scalar(select(Paper).where(Paper.venue_id == "P3-mixed"))
+        assert paper is not None
+        paper.authors = ["Ada Lovelace", "Alan Turing"]
+    listed = board.get("/papers").text
+    assert "Ada Lovelace, Alan Turing" in listed  # authors beside the title
+
+    def order(path: str) -> list[str]:
+        return re.findall(r'<span class="muted">(P\d+-[a-z]+)', board.get(path).text)
+
+    assert order("/papers") == sorted(order("/papers"))
+    rows = {o.paper: o for o in paper_outcomes(challenge, public=True)}
+    by_logbooks = order("/papers?sort=logbooks")
+    counts = [rows[v].logbooks for v in by_logbooks]
+    assert counts == sorted(counts, reverse=True) and len(by_logbooks) == len(rows)
+    titles = [rows[v].title.casefold() for v in order("/papers?sort=title")]
+    assert titles == sorted(titles)
+    with_claims = order("/papers?status=has-claims")
+    assert set(with_claims) == {v for v, o in rows.items() if o.claims > 0}
+    assert order("/papers?author=turing") == ["P3-mixed"]  # part of a name, any case
+    assert order("/papers?author=turing&status=unattempted") == []
+    assert board.get("/papers?sort=bogus").status_code == 404
+
+
+def test_a_paper_page_links_the_paper_and_gives_the_pull_command(
+    board: TestClient, challenge: ChallengeContext
+) -> None:
+    with challenge.store.session() as session:
+        paper = session.scalar(select(Paper).where(Paper.venue_id == "P1-full"))
+        assert paper is not None
+        paper.site_url = "https://openreview.net/forum?id=P1-full"
+        paper.pdf_url = "javascript:alert(1)"  # never a link
+        paper.arxiv_id = "2101.00001v2"
+    page = board.get("/papers/P1-full").text
+    links = dict(re.findall(r'<a href="([^"]+)" rel="noopener noreferrer" data-link="([^"]+)">',
+                            page))  # fmt: skip
+    assert links == {"https://openreview.net/forum?id=P1-full": "venue page",
+                     "https://arxiv.org/abs/2101.00001v2": "arXiv"}  # fmt: skip
+    assert "javascript:" not in page
+    assert "openrepro pull P1-full --server URL --dir P1-full" in page
+    assert "openrepro checks set" not in page and "(organizers)" not in page

@@ -11,8 +11,9 @@ from outcome_store import build_outcome_store
 
 from openrepro.board import build_board_site
 from openrepro.challenge import ChallengeContext
+from openrepro.identity import set_team
 from openrepro.logbooks.submit import submit_logbook
-from openrepro.outcomes import override_verdict
+from openrepro.outcomes import override_verdict, paper_outcomes
 from openrepro.papers.records import PaperRecord
 from openrepro.papers.service import import_papers
 
@@ -87,3 +88,25 @@ def test_removed_pages_are_deleted(challenge: ChallengeContext, tmp_path: Path) 
     stale.write_text("old")
     report = build_board_site(challenge, out, force=True)  # the store did not change: force
     assert report.removed == 1 and not stale.exists()
+
+
+def test_a_team_change_rebuilds_what_it_changes(
+    challenge: ChallengeContext, tmp_path: Path
+) -> None:
+    """alice (verified) and bob (falsified) disagree on P5-contested; put in one team, they are
+    no longer independent: the rebuild renders the pages that changed and shows it."""
+    build_outcome_store(challenge)
+    first = build_board_site(challenge, tmp_path / "site")
+    page = tmp_path / "site" / "papers" / "p" / "P5-contested.html"
+    assert 'class="v-contested"' in page.read_text()
+    set_team(challenge, "alice", "t9")
+    set_team(challenge, "bob", "t9")
+    [after] = [o for o in paper_outcomes(challenge, public=True) if o.paper == "P5-contested"]
+    assert not after.contested_any
+    again = build_board_site(challenge, tmp_path / "site")
+    assert again.pages == first.pages and again.rendered > 0
+    shown = page.read_text()
+    assert f'<span id="outcome">{after.status}</span>' in shown
+    assert 'class="v-contested"' not in shown
+    bob = (tmp_path / "site" / "participants" / "bob.html").read_text()
+    assert "t9" in bob

@@ -425,3 +425,22 @@ def test_a_long_series_keeps_the_row_of_its_last_step() -> None:
     )
     assert f'id="{render.metric_anchor("b", "claims/p1/C1/loss", 3)}"' not in table
     assert table.count("<tr id=") == render.MAX_TABLE_ROWS + 2
+
+
+def test_colour_codes_and_home_folders_are_not_published() -> None:
+    """Trackio keeps a run's output with its terminal colours, and commands and tracebacks
+    name the participant's home folder: the page shows neither."""
+    record = _trackio_record()
+    run = record.runs[0]
+    run.command = ["python", "/home/alice/repro/train.py", "--out", "C:\\Users\\Alice\\out"]
+    run.output = (
+        "\x1b[1m\x1b[32mepoch 1\x1b[0m loss 0.5\n"
+        'File "/Users/bob/miniconda3/lib/python3.11/site.py", line 3\n'
+        "saved to /root/cache/x.bin; see https://example.org/home/docs\n"
+    )
+    page = render_logbook(record, file_url=_file_url)
+    assert "\x1b" not in page and "[32m" not in page and "epoch 1 loss 0.5" in page
+    for private in ("alice", "Alice", "bob", "/root/"):
+        assert private not in page, private
+    assert "~/repro/train.py" in page and "~/miniconda3/lib" in page and "~/cache/x.bin" in page
+    assert "https://example.org/home/docs" in page  # a URL's path is not a home folder

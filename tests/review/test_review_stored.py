@@ -16,7 +16,7 @@ from review_logbook import USABLE_BRIGHTNESS, image_logbook
 from sqlalchemy import func, select
 from typer.testing import CliRunner
 
-from openrepro.board.data import logbook_data
+from openrepro.board.assemble import logbook_data
 from openrepro.board.pages import Renderer, WebUrls
 from openrepro.challenge import ChallengeContext
 from openrepro.claims import add_claim

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from openrepro.board import data as board_data
+from openrepro.board.assemble import logbook_data, paper_data
 from openrepro.board.cache import AGGREGATE, Aggregates, PageCache
 from openrepro.board.cursor import MAX_CURSOR_CHARS, is_page_boundary, keyset_page
 from openrepro.board.guard import MAX_ROW_ID, RowId
@@ -203,7 +204,7 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
     @router.get("/papers/{venue_id:path}", tags=["papers"])
     def paper(venue_id: str, who: Actor = who_dep) -> dict[str, Any]:
         """A paper with its claims, their consensus, its logbooks and current verdicts."""
-        found = board_data.paper_data(ctx, venue_id)
+        found = paper_data(ctx, venue_id, recheck=data.recheck() if data is not None else None)
         verdicts = [v.model_dump(mode="json") for c in found.cells.values() for v in c.values()]
         if who.is_organizer and not verdicts:
             paper_id = board_data.paper_row_id(ctx, venue_id)
@@ -305,7 +306,7 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
 
     @router.get("/logbooks/{logbook_id}", tags=["logbooks"])
     def logbook(logbook_id: RowId) -> dict[str, Any]:
-        found = board_data.logbook_data(ctx, logbook_id)
+        found = logbook_data(ctx, logbook_id, recheck=data.recheck() if data is not None else None)
         return found.model_dump(mode="json")
 
     @router.get("/verdicts", response_model=list[board_data.VerdictCell], tags=["verdicts"])

@@ -49,6 +49,7 @@ from openrepro.store import (
     VerdictEdit,
 )
 from openrepro.store.tables_organizer import AuthorResponse, RecheckDecision, RecheckRun
+from openrepro.store.tables_outcomes import OutcomeMark
 from openrepro.store.tables_provenance import Replay
 
 T = TypeVar("T")
@@ -59,6 +60,7 @@ __all__ = [
     "Change",
     "PageCache",
     "changed_since",
+    "paper_marks",
     "paper_tag",
     "participant_tag",
     "store_version",
@@ -85,7 +87,7 @@ _PARTS = (
     "paper_updated", "papers", "claims", "claim_id", "claim_edit_id", "logbooks", "logbook_id",
     "verdicts", "verdict_id", "verdict_created", "verdict_edits", "verdict_edit_id",
     "participants", "participant_id", "jobs", "job_updated", "recheck_run_id",
-    "recheck_decision_id", "author_response_id", "replay_id", "frozen_at",
+    "recheck_decision_id", "author_response_id", "replay_id", "frozen_at", "marks", "marked",
 )  # fmt: skip
 _COUNTS = ("papers", "claims", "logbooks", "verdicts", "verdict_edits", "participants", "jobs")
 
@@ -94,8 +96,9 @@ def store_version(ctx: ChallengeContext) -> tuple[Any, ...]:
     """A fingerprint that changes whenever anything the board shows changes: per table the
     row count and the newest id (or update time, for rows updated in place: papers, jobs, a
     verdict judged again after a replay), and the challenge's freeze. One query of scalar
-    subqueries over primary keys and indexed columns. A participant's name or team edited in
-    place is not seen (``site build --force`` rebuilds everything; restart ``serve``)."""
+    subqueries over primary keys and indexed columns, and the store's change journal (the sum
+    and count of :func:`paper_marks`), which sees what the triggers see: a participant's team
+    confirmed or dropped moves the marks of the papers it has logbooks on."""
     cid = ctx.challenge_id
     parts = [
         select(func.max(Paper.updated_at)).where(Paper.challenge_id == cid),
@@ -119,6 +122,10 @@ def store_version(ctx: ChallengeContext) -> tuple[Any, ...]:
         select(func.max(AuthorResponse.id)),
         select(func.max(Replay.id)),
         select(Challenge.frozen_at).where(Challenge.id == cid),
+        # the store's change journal: triggers bump a paper's mark in the same transaction as
+        # any change to its verdicts, edits, logbooks, claims, or its participants' teams
+        select(func.sum(OutcomeMark.mark)).where(OutcomeMark.challenge_id == cid),
+        select(func.count(OutcomeMark.paper_id)).where(OutcomeMark.challenge_id == cid),
     ]
     with ctx.store.session() as session:
         return tuple(session.execute(select(*(q.scalar_subquery() for q in parts))).one())
@@ -137,16 +144,48 @@ class Change:
         return {paper_tag(p) for p in self.papers} | {participant_tag(p) for p in self.participants}
 
 
-def changed_since(ctx: ChallengeContext, old: tuple[Any, ...], new: tuple[Any, ...]) -> Change:
+def paper_marks(ctx: ChallengeContext) -> dict[int, int]:
+    """The store's change journal for this challenge: each paper's mark (bumped by triggers in
+    the same transaction as any change to the paper's verdicts, verdict edits, logbooks,
+    claims, or its participants' handles and teams; see
+    :mod:`openrepro.store.tables_outcomes`)."""
+    with ctx.store.session() as session:
+        rows = session.execute(
+            select(OutcomeMark.paper_id, OutcomeMark.mark).where(
+                OutcomeMark.challenge_id == ctx.challenge_id
+            )
+        ).all()
+    return {int(paper): int(mark) for paper, mark in rows}
+
+
+def changed_since(
+    ctx: ChallengeContext,
+    old: tuple[Any, ...],
+    new: tuple[Any, ...],
+    marks: dict[int, int] | None = None,
+) -> Change:
     """The papers and participants whose pages rows written between fingerprints ``old`` and
     ``new`` touch (a few indexed queries over the new rows only). Participants with a logbook
-    on a touched paper are touched too (their verdicts show that paper's claims and edits)."""
+    on a touched paper are touched too (their verdicts show that paper's claims and edits).
+
+    ``marks`` is the journal (:func:`paper_marks`) as the caller last read it: papers whose
+    mark moved since are touched, and ``marks`` is brought up to date in place. Without it, a
+    moved journal cannot be narrowed (everything changed)."""
     was, now = dict(zip(_PARTS, old, strict=True)), dict(zip(_PARTS, new, strict=True))
     if was["frozen_at"] != now["frozen_at"] or any((now[k] or 0) < (was[k] or 0) for k in _COUNTS):
         return Change(
             everything=True, moved=True
         )  # frozen, or rows deleted: nothing to narrow it to
     papers: set[int] = set()
+    if (now["marks"], now["marked"]) != (was["marks"], was["marked"]):
+        if marks is None:
+            return Change(everything=True, moved=True)
+        # read after the fingerprint, so it can only hold more than ``new`` says: a write
+        # between the two reads is applied now, and seen as nothing new next time
+        current = paper_marks(ctx)
+        papers |= {paper for paper, mark in current.items() if marks.get(paper) != mark}
+        marks.clear()
+        marks.update(current)
     people: set[int] = set()
 
     def newer(column: Any, key: str) -> Any:
@@ -207,7 +246,8 @@ def changed_since(ctx: ChallengeContext, old: tuple[Any, ...], new: tuple[Any, .
             books.append(
                 select(Verdict.logbook_id).where(
                     or_(
-                        newer(Verdict.id, "verdict_id"), Verdict.created_at > was["verdict_created"]
+                        newer(Verdict.id, "verdict_id"),
+                        newer(Verdict.created_at, "verdict_created"),
                     )
                 )
             )
@@ -290,6 +330,7 @@ class PageCache:
         self._tagged: dict[str, set[str]] = {}
         self._building: dict[str, _Flight] = {}
         self._version: tuple[Any, ...] | None = None
+        self._marks: dict[int, int] = {}  # the store's change journal as last read
         self._hidden: list[int] = []
         self._checked = 0.0
         # background work: (priority, order, key, build); refreshes (0) before warming (1)
@@ -324,8 +365,9 @@ class PageCache:
             change = Change()
             if self._version is None:
                 change = Change(everything=True, moved=True)
+                self._marks = paper_marks(self.ctx)
             elif version != self._version:
-                change = changed_since(self.ctx, self._version, version)
+                change = changed_since(self.ctx, self._version, version, self._marks)
             if hidden != self._hidden:  # a verdict window closed: its paper's verdicts show
                 shown = set(self._hidden) ^ set(hidden)
                 change.papers |= shown
@@ -490,7 +532,7 @@ class PageCache:
     def fill(self, produce: Iterable[tuple[str, Build, set[str], Any]], total: int = 0) -> int:
         """Store many values built in one pass, in the calling thread: ``produce`` yields each
         key, the build that makes it again alone (kept for refreshes), its tags and its value,
-        typically from one bulk read of the store (:class:`~openrepro.board.snapshot.Snapshot`)
+        typically from one bulk read of the store (:class:`~openrepro.board.assemble.Records`)
         instead of a few queries per value. ``total`` (how many it will yield) is counted in
         :meth:`pending` until the fill ends. Returns how many values were stored.
 
@@ -610,12 +652,30 @@ class Aggregates:
     def pending(self) -> set[str]:
         return self._get("pending", lambda: board_data.pending_recheck(self.ctx))
 
-    def paper_rows(self, status: str) -> list[board_data.PaperRow]:
-        """Papers matching filter ``status``, in venue-id order (every filter built at once)."""
+    def recheck(self) -> dict[int, str]:
+        """Each queued claim's re-check state, by claim id (shown beside its verdicts)."""
+        return self._get("recheck", lambda: board_data.recheck_states(self.ctx))
+
+    def authors(self) -> dict[str, list[str]]:
+        return self._get("authors", lambda: board_data.paper_authors(self.ctx))
+
+    def paper_rows(self, status: str, sort: str = "id") -> list[board_data.PaperRow]:
+        """Papers matching filter ``status``, in ``sort``'s order (every filter built at once;
+        each other order once asked for)."""
         if status not in board_data.PAPER_FILTERS:
             raise NotFoundError(f"unknown filter {status!r}")
-        rows = self._get("rows", lambda: board_data.rows_by_filter(self.outcomes(), self.pending()))
-        return rows[status]
+        if sort not in board_data.PAPER_SORTS:
+            raise NotFoundError(f"unknown order {sort!r}")
+        rows = self._get(
+            "rows",
+            lambda: board_data.rows_by_filter(self.outcomes(), self.pending(), self.authors()),
+        )
+        if sort == "id":
+            return rows[status]
+        return self._get(
+            f"rows:{status}:{sort}",
+            lambda: sorted(rows[status], key=lambda r: board_data.paper_sort_key(r, sort)),
+        )
 
     def verdicts(self) -> tuple[list[board_data.VerdictCell], list[tuple[str, int, str]]]:
         """Every current verdict readers may see, in the verdict list's order (paper, claim,
@@ -627,9 +687,12 @@ class Aggregates:
 
         return self._get("verdicts", build)
 
-    def paper_keys(self, status: str) -> list[tuple[str]]:
-        """The keyset-pagination keys of :meth:`paper_rows` (their venue ids)."""
-        return self._get(f"keys:{status}", lambda: [(r.venue_id,) for r in self.paper_rows(status)])
+    def paper_keys(self, status: str, sort: str = "id") -> list[tuple[str | int, ...]]:
+        """The keyset-pagination keys of :meth:`paper_rows` (see ``paper_sort_key``)."""
+        return self._get(
+            f"keys:{status}:{sort}",
+            lambda: [board_data.paper_sort_key(r, sort) for r in self.paper_rows(status, sort)],
+        )
 
     def credit_index(self) -> dict[tuple[str], int]:
         """Each leaderboard row's position, by handle (the leaderboard's cursor key)."""

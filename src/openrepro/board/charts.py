@@ -36,25 +36,47 @@ def _svg_head(width: int, height: int, title: str, words: list[str] | None = Non
     ]
 
 
+#: Bars switch to a logarithmic scale when the largest value is this many times the smallest
+#: non-zero one (1 falsified paper beside 3,339 others would be invisible on a linear axis).
+LOG_RATIO = 50
+MIN_BAR = 2.0  # px: a non-zero value is always seen
+
+
 def bar_chart(
     items: Sequence[tuple[str, float]], *, title: str, unit: str = "", width: int = 640
 ) -> str:
-    """Horizontal bars, one per (label, value)."""
+    """Horizontal bars, one per (label, value), each with its value written beside it; on a
+    logarithmic scale (said under the title) when the values span more than
+    :data:`LOG_RATIO` times."""
     bar, gap, label_w = 22, 8, 260
-    height = 34 + len(items) * (bar + gap)
+    height = 34 + len(items) * (bar + gap) + 12
     top = max((v for _, v in items), default=0) or 1
+    low = min((v for _, v in items if v > 0), default=top)
+    log = top / low > LOG_RATIO
+    span = width - label_w - 70
+
+    def length(value: float) -> float:
+        if value <= 0:
+            return 0.0
+        share = math.log10(1 + value) / math.log10(1 + top) if log else value / top
+        return max(span * share, MIN_BAR)
+
     parts = [
         *_svg_head(width, height, title),
         f'<text x="0" y="18" font-weight="bold" font-size="14">{escape(title)}</text>',
     ]
+    if log:
+        parts.append(f'<text class="scale" x="{width}" y="18" font-size="11" text-anchor="end" '
+                     'data-scale="log">logarithmic scale</text>')  # fmt: skip
     for i, (label, value) in enumerate(items):
         y = 30 + i * (bar + gap)
-        w = (width - label_w - 70) * value / top
+        w = length(value)
         colour = COLOURS.get(label, _DEFAULT)
         shown = f"{value:g}{unit}"
         parts.append(
             f'<text x="0" y="{y + 16}" font-size="12">{escape(label)}</text>'
-            f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{bar}" fill="{colour}">'
+            f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{bar}" fill="{colour}" '
+            f'data-value="{value:g}">'
             f"<title>{escape(label)}: {escape(shown)}</title></rect>"
             f'<text x="{label_w + w + 6:.1f}" y="{y + 16}" font-size="12">{escape(shown)}</text>'
         )
@@ -82,6 +104,26 @@ def stacked_timeline(
         f'<line x1="{left}" y1="{top_pad + plot_h}" x2="{width - 10}" y2="{top_pad + plot_h}" '
         'stroke="#999"/>',
     ]
+    if len(days) == 1:  # one day: a dot per value at its count, not a block across the chart
+        day, counts = days[0]
+        x = left + plot_w / 2
+        for key in keys:
+            n = counts.get(key, 0)
+            if not n:
+                continue
+            cy = top_pad + plot_h - plot_h * n / total
+            parts.append(
+                f'<circle class="day" cx="{x:.1f}" cy="{cy:.1f}" r="5" '
+                f'fill="{COLOURS.get(key, _DEFAULT)}" data-value="{n}">'
+                f"<title>{day.isoformat()} {escape(key)}: {n}</title></circle>"
+                f'<text x="{x + 9:.1f}" y="{cy + 4:.1f}" font-size="11">{n}</text>'
+            )
+        days = []  # drawn
+        parts.append(
+            f'<text x="{x:.1f}" y="{height - 22}" font-size="11" text-anchor="middle">'
+            f"{day.isoformat()}</text>"
+        )
+    col = min(col, 24.0)  # a few days are narrow columns, not wide blocks
     for i, (day, counts) in enumerate(days):
         x = left + i * col
         y: float = top_pad + plot_h
@@ -99,8 +141,8 @@ def stacked_timeline(
     if days:
         parts.append(
             f'<text x="{left}" y="{height - 22}" font-size="11">{days[0][0].isoformat()}</text>'
-            f'<text x="{width - 10}" y="{height - 22}" font-size="11" text-anchor="end">'
-            f"{days[-1][0].isoformat()}</text>"
+            f'<text x="{max(left + len(days) * col, left + 150):.1f}" y="{height - 22}" '
+            f'font-size="11" text-anchor="end">{days[-1][0].isoformat()}</text>'
         )
     for j, key in enumerate(keys):
         x = left + j * 130

@@ -1,7 +1,9 @@
-"""What the board's pages show, gathered with a few SQL queries per page.
+"""The board's reading functions: current verdicts as cells, the paper lists and their filters
+and orders, the re-check states, the home page's figures.
 
 The same functions feed the live board (``openrepro serve``), its JSON API and the static export
-(``openrepro site build``), so the three never disagree. Everything here is public: verdicts of
+(``openrepro site build``), so the three never disagree; the record pages' data is assembled
+from them by :mod:`openrepro.board.assemble`. Everything here is public: verdicts of
 papers inside their anti-herding window are left out (see :func:`outcomes.hidden_papers`).
 """
 
@@ -18,46 +20,37 @@ from sqlalchemy import select
 
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.checks import Check
-from openrepro.claims.records import ClaimView
-from openrepro.claims.service import list_claims
 from openrepro.errors import CheckError, NotFoundError
-from openrepro.jobs import jobs_cited_by, list_jobs
+from openrepro.jobs import jobs_cited_by
 from openrepro.logbooks.records import LogbookRecord
-from openrepro.logbooks.service import LogbookSummary, list_logbooks, load_logbook
 from openrepro.outcomes import (
-    ClaimConsensus,
     PaperOutcome,
     Stats,
-    claim_consensus,
     compute_stats,
     paper_outcomes,
     verdicts_by_day,
 )
 from openrepro.outcomes.current import current_verdicts_query
-from openrepro.papers.records import PaperDetail
-from openrepro.papers.service import get_paper, search_papers
+from openrepro.papers.service import search_papers
 from openrepro.recheck import recheck_queue
-from openrepro.store import Logbook, Paper, Participant
+from openrepro.store import Paper
 
 __all__ = [
     "OPEN_RECHECK",
     "PAPER_FILTERS",
+    "PAPER_SORTS",
     "HomeData",
-    "LogbookData",
-    "PaperData",
     "PaperRow",
-    "ParticipantData",
     "VerdictCell",
     "cited_jobs",
     "home_data",
-    "logbook_data",
-    "logbook_record",
-    "paper_data",
+    "paper_authors",
     "paper_row_id",
     "paper_rows",
-    "participant_data",
+    "paper_sort_key",
     "pending_recheck",
     "recheck_entries",
+    "recheck_states",
     "rows_by_filter",
     "unsettled_papers",
     "verdict_cells",
@@ -74,7 +67,28 @@ PAPER_FILTERS: dict[str, str] = {
     "needs-recheck": "Needs re-check",
     "fully-reproduced": "Fully reproduced",
     "toy-only": "Toy only",
+    "has-claims": "Has claims",
 }
+
+#: Orders of the paper list: key -> label. Counts sort most first; ties by venue id.
+PAPER_SORTS: dict[str, str] = {
+    "id": "Paper id",
+    "title": "Title",
+    "claims": "Most claims",
+    "logbooks": "Most logbooks",
+    "verified": "Most verified",
+    "falsified": "Most falsified",
+}
+
+
+def paper_sort_key(row: PaperRow, sort: str) -> tuple[str | int, ...]:
+    """The key that sorts the paper list by ``sort`` (see :data:`PAPER_SORTS`), ending with
+    the venue id, so it is unique (the list's keyset cursor)."""
+    if sort == "title":
+        return (row.title.casefold(), row.venue_id)
+    if sort in ("claims", "logbooks", "verified", "falsified"):
+        return (-int(getattr(row, sort)), row.venue_id)
+    return (row.venue_id,)
 
 
 class VerdictCell(BaseModel):
@@ -103,6 +117,8 @@ class VerdictCell(BaseModel):
     details: dict[str, Any] = Field(default_factory=dict)
     #: the claim's check in words now ("" when the claim has no check)
     check_words: str = ""
+    #: the claim's state on the re-check queue ("" when it is not queued; see openrepro.recheck)
+    recheck: str = ""
 
 
 def verdict_key(cell: VerdictCell) -> tuple[str, int, str]:
@@ -212,6 +228,7 @@ def _check_words(stored: Any) -> str:
 class PaperRow(BaseModel):
     venue_id: str
     title: str
+    authors: list[str] = Field(default_factory=list)
     status: str
     claims: int
     logbooks: int
@@ -238,9 +255,12 @@ def _needs_recheck(outcome: PaperOutcome, pending: set[str] | None = None) -> bo
     return outcome.falsified_any
 
 
-def _row(o: PaperOutcome, pending: set[str] | None = None) -> PaperRow:
+def _row(
+    o: PaperOutcome, pending: set[str] | None = None, authors: dict[str, list[str]] | None = None
+) -> PaperRow:
     return PaperRow(
-        venue_id=o.paper, title=o.title, status=o.status, claims=o.claims, logbooks=o.logbooks,
+        venue_id=o.paper, title=o.title, authors=(authors or {}).get(o.paper, []),
+        status=o.status, claims=o.claims, logbooks=o.logbooks,
         verified=o.verified, falsified=o.falsified, contested=o.contested,
         needs_recheck=_needs_recheck(o, pending),
     )  # fmt: skip
@@ -251,6 +271,11 @@ def pending_recheck(ctx: ChallengeContext) -> set[str]:
     readers see it) that no organizer has settled (confirmed or rejected) yet: the queue's own
     answer, read from its derived tables, so the paper lists and the queue page agree."""
     return unsettled_papers(recheck_entries(ctx))
+
+
+def recheck_states(ctx: ChallengeContext) -> dict[int, str]:
+    """Each queued claim's state on the re-check queue (as readers see it), by claim id."""
+    return {e.claim_id: e.status for e in recheck_entries(ctx)}
 
 
 def unsettled_papers(entries: Iterable[Any]) -> set[str]:
@@ -269,7 +294,17 @@ def _filters(o: PaperOutcome, pending: set[str] | None = None) -> dict[str, bool
         "needs-recheck": _needs_recheck(o, pending),
         "fully-reproduced": o.fully_reproduced,
         "toy-only": o.toy_only_paper,
+        "has-claims": o.claims > 0,
     }
+
+
+def paper_authors(ctx: ChallengeContext) -> dict[str, list[str]]:
+    """Every paper's authors, by venue id."""
+    with ctx.store.session() as session:
+        rows = session.execute(
+            select(Paper.venue_id, Paper.authors).where(Paper.challenge_id == ctx.challenge_id)
+        ).all()
+    return {venue_id: list(authors or []) for venue_id, authors in rows}
 
 
 def _matches(o: PaperOutcome, key: str, pending: set[str] | None = None) -> bool:
@@ -283,15 +318,24 @@ def paper_rows(
     query: str = "",
     outcomes: list[PaperOutcome] | None = None,
     pending: set[str] | None = None,
+    author: str = "",
+    authors: dict[str, list[str]] | None = None,
 ) -> list[PaperRow]:
-    """Papers matching a filter (``PAPER_FILTERS``) and a full-text query, in venue-id order
-    (search hits in relevance order)."""
+    """Papers matching a filter (``PAPER_FILTERS``), a full-text query and an author (a part of
+    an author's name, any case), in venue-id order (search hits in relevance order)."""
     if status not in PAPER_FILTERS:
         raise NotFoundError(f"unknown filter {status!r}; use one of {', '.join(PAPER_FILTERS)}")
     rows = outcomes if outcomes is not None else paper_outcomes(ctx, public=True)
     if pending is None:
         pending = pending_recheck(ctx)
+    if authors is None:
+        authors = paper_authors(ctx)
     chosen = [o for o in rows if _matches(o, status, pending)]
+    wanted = author.strip().casefold()
+    if wanted:
+        chosen = [
+            o for o in chosen if any(wanted in a.casefold() for a in authors.get(o.paper, []))
+        ]
     if query.strip():
         with ctx.store.session() as session:
             hits = search_papers(session, ctx.challenge_id, query, limit=500, snippets=False)
@@ -299,27 +343,22 @@ def paper_rows(
         chosen = sorted((o for o in chosen if o.paper in order), key=lambda o: order[o.paper])
     else:
         chosen.sort(key=lambda o: o.paper)
-    return [_row(o, pending) for o in chosen]
+    return [_row(o, pending, authors) for o in chosen]
 
 
-def rows_by_filter(outcomes: list[PaperOutcome], pending: set[str]) -> dict[str, list[PaperRow]]:
+def rows_by_filter(
+    outcomes: list[PaperOutcome],
+    pending: set[str],
+    authors: dict[str, list[str]] | None = None,
+) -> dict[str, list[PaperRow]]:
     """Every filter's rows of :func:`paper_rows` (no search) at once, each row built once."""
     out: dict[str, list[PaperRow]] = {key: [] for key in PAPER_FILTERS}
     for o in sorted(outcomes, key=lambda o: o.paper):
-        row = _row(o, pending)
+        row = _row(o, pending, authors)
         for key, matched in _filters(o, pending).items():
             if matched:
                 out[key].append(row)
     return out
-
-
-class PaperData(BaseModel):
-    paper: PaperDetail
-    outcome: PaperOutcome
-    claims: list[ClaimView]
-    consensus: dict[str, ClaimConsensus]  # by claim key
-    logbooks: list[LogbookSummary]
-    cells: dict[str, dict[int, VerdictCell]]  # claim key -> logbook id -> verdict
 
 
 def paper_row_id(ctx: ChallengeContext, venue_id: str) -> int:
@@ -333,120 +372,6 @@ def paper_row_id(ctx: ChallengeContext, venue_id: str) -> int:
     if found is None:
         raise NotFoundError(f"no paper with id {venue_id!r}")
     return found
-
-
-def paper_data(ctx: ChallengeContext, venue_id: str) -> PaperData:
-    paper_id = paper_row_id(ctx, venue_id)
-    with ctx.store.session() as session:
-        detail = get_paper(session, ctx.challenge_id, venue_id)
-        claims = list_claims(session, ctx.challenge_id, paper=venue_id)
-        books = list_logbooks(session, ctx.challenge_id, paper=venue_id)
-    outcome = paper_outcomes(ctx, paper_ids=[paper_id], public=True)[0]
-    consensus = {c.key: c for c in claim_consensus(ctx, paper_ids=[paper_id], public=True)}
-    cells: dict[str, dict[int, VerdictCell]] = {}
-    for cell in verdict_cells(ctx, paper_id=paper_id):
-        cells.setdefault(cell.claim_key, {})[cell.logbook_id] = cell
-    return PaperData(
-        paper=detail, outcome=outcome, claims=[c for c in claims if c.status == "active"],
-        consensus=consensus, logbooks=[b for b in books if b.current], cells=cells,
-    )  # fmt: skip
-
-
-class LogbookData(BaseModel):
-    summary: LogbookSummary
-    paper_title: str
-    verdicts: list[VerdictCell]
-    older_revisions: list[int] = Field(default_factory=list)
-    newer_revision: int | None = None
-
-
-def logbook_data(ctx: ChallengeContext, logbook_id: int) -> LogbookData:
-    with ctx.store.session() as session:
-        row = session.execute(
-            select(Logbook, Paper.venue_id, Paper.title, Participant.handle)
-            .join(Paper, Paper.id == Logbook.paper_id)
-            .join(Participant, Participant.id == Logbook.participant_id)
-            .where(Logbook.id == logbook_id, Paper.challenge_id == ctx.challenge_id)
-        ).first()
-        if row is None:
-            raise NotFoundError(f"no logbook {logbook_id}")
-        book, venue_id, title, _handle = row
-        siblings = list(
-            session.scalars(
-                select(Logbook.id)
-                .where(
-                    Logbook.paper_id == book.paper_id,
-                    Logbook.participant_id == book.participant_id,
-                )
-                .order_by(Logbook.id)
-            )
-        )
-        summary = next(
-            s for s in list_logbooks(session, ctx.challenge_id, paper=venue_id) if s.id == book.id
-        )
-    newer = [s for s in siblings if s > logbook_id]
-    return LogbookData(
-        summary=summary, paper_title=title,
-        verdicts=verdict_cells(ctx, logbook_id=logbook_id),
-        older_revisions=[s for s in siblings if s < logbook_id],
-        newer_revision=newer[-1] if newer else None,
-    )  # fmt: skip
-
-
-def logbook_record(ctx: ChallengeContext, logbook_id: int) -> tuple[LogbookRecord, str]:
-    """A stored logbook's record and the handle of who submitted it (the record of a Trackio
-    logbook names nobody: the store knows)."""
-    with ctx.store.session() as session:
-        record = load_logbook(session, ctx.challenge_id, logbook_id)
-        handle = session.scalar(
-            select(Participant.handle)
-            .join(Logbook, Logbook.participant_id == Participant.id)
-            .where(Logbook.id == logbook_id)
-        )
-    return record, handle or ""
-
-
-class ParticipantData(BaseModel):
-    handle: str
-    name: str
-    team: str | None
-    role: str
-    logbooks: list[LogbookSummary]
-    team_confirmed: bool = False
-    verdicts: list[VerdictCell]
-    credit: int = 0
-    verified: int = 0
-    falsified: int = 0
-    jobs: list[dict[str, Any]] = Field(default_factory=list)
-
-
-def participant_data(
-    ctx: ChallengeContext, handle: str, stats: Stats | None = None
-) -> ParticipantData:
-    with ctx.store.session() as session:
-        person = session.scalar(
-            select(Participant).where(
-                Participant.challenge_id == ctx.challenge_id, Participant.handle == handle
-            )
-        )
-        if person is None:
-            raise NotFoundError(f"no participant {handle!r}")
-        books = list_logbooks(session, ctx.challenge_id, participant=handle)
-        pid, name, team, role = person.id, person.name, person.team, person.role
-        confirmed = bool(person.team and person.team_confirmed)
-    stats = stats or compute_stats(ctx, public=True)
-    mine = next((c for c in stats.credit if c.handle == handle), None)
-    return ParticipantData(
-        handle=handle, name=name, team=team, role=role, logbooks=books, team_confirmed=confirmed,
-        verdicts=verdict_cells(ctx, participant_id=pid),
-        credit=mine.credit if mine else 0, verified=mine.verified if mine else 0,
-        falsified=mine.falsified if mine else 0, jobs=_jobs_of(ctx, handle),
-    )  # fmt: skip
-
-
-def _jobs_of(ctx: ChallengeContext, handle: str) -> list[dict[str, Any]]:
-    """Compute jobs of a participant."""
-    return [job.model_dump(mode="json") for job in list_jobs(ctx, participant=handle)]
 
 
 def cited_jobs(

@@ -12,16 +12,17 @@ import re
 from collections.abc import Callable
 from functools import partial
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from openrepro.board import charts
 from openrepro.board.checks import CHECK_COMMANDS, check_shown, pointer_link
-from openrepro.board.data import PAPER_FILTERS, HomeData, PaperRow
+from openrepro.board.data import PAPER_FILTERS, PAPER_SORTS, HomeData, PaperRow
 from openrepro.board.reviews import review_panels
 from openrepro.challenge import ChallengeContext
 from openrepro.outcomes import Stats
+from openrepro.papers.records import PaperDetail
 
 __all__ = [
     "BOARD_CSP",
@@ -32,6 +33,8 @@ __all__ = [
     "WebUrls",
     "home_charts",
     "page_slice",
+    "paper_links",
+    "share",
     "slug",
 ]
 
@@ -61,7 +64,11 @@ class WebUrls:
         if kind == "home":
             return "/"
         if kind == "papers":
-            params = {k: v for k, v in kw.items() if v not in (None, "", 1) and k != "status"}
+            params = {
+                k: v
+                for k, v in kw.items()
+                if v not in (None, "", 1) and k != "status" and not (k == "sort" and v == "id")
+            }
             if kw.get("status") not in (None, "all"):
                 params = {"status": kw["status"], **params}
             return "/papers" + (f"?{urlencode(params)}" if params else "")
@@ -78,6 +85,8 @@ class WebUrls:
         if kind == "recheck":
             params = {k: kw[k] for k in ("status", "reason") if kw.get(k)}
             return "/recheck" + (f"?{urlencode(params)}" if params else "")
+        if kind == "stats":
+            return "/stats"
         if kind == "api_docs":
             return "/api/docs"
         raise KeyError(kind)
@@ -110,9 +119,41 @@ class StaticUrls:
         if kind == "recheck":
             status = kw.get("status")
             return f"{r}recheck{f'-{status}' if status else ''}.html"
+        if kind == "stats":
+            return f"{r}stats.html"
         if kind == "api_docs":
             return f"{r}index.html"
         raise KeyError(kind)
+
+
+#: An arXiv identifier: new style (2101.00001, with a version or not) or old (hep-th/9901001).
+_ARXIV_ID = re.compile(r"\d{4}\.\d{4,5}(v\d+)?|[a-z-]+(\.[A-Z]{2})?/\d{7}(v\d+)?")
+
+
+def paper_links(paper: PaperDetail) -> list[tuple[str, str]]:
+    """Where to read a paper: its venue page, its PDF and its arXiv page (http(s) links only)."""
+    links: list[tuple[str, str]] = []
+    for label, href in (("venue page", paper.site_url), ("PDF", paper.pdf_url)):
+        if href and urlsplit(href).scheme in ("http", "https"):
+            links.append((label, href))
+    arxiv = (paper.arxiv_id or "").strip()
+    if arxiv and _ARXIV_ID.fullmatch(arxiv):
+        links.append(("arXiv", f"https://arxiv.org/abs/{arxiv}"))
+    return links
+
+
+def share(percent: float) -> str:
+    """A percentage as readers should read it: "0 %" only for none, "< 0.1 %" for a few of many
+    (1 of 3,340 is not "0.0 %"), else one decimal."""
+    if percent <= 0:
+        return "0 %"
+    if percent < 0.1:
+        return "< 0.1 %"
+    if percent >= 100:
+        return "100 %"
+    if percent > 99.9:
+        return "> 99.9 %"
+    return f"{percent:.1f} %"
 
 
 def page_slice(rows: list[PaperRow], page: int) -> tuple[list[PaperRow], int]:
@@ -148,6 +189,9 @@ class Renderer:
             lstrip_blocks=True,
             extensions=["jinja2.ext.do"],
         )
+        self.env.filters["share"] = share
+        self.env.globals["paper_links"] = paper_links
+        self.env.globals["sorts"] = PAPER_SORTS
         self.env.globals.update(
             check_shown=check_shown, check_commands=CHECK_COMMANDS, pointer_link=pointer_link
         )

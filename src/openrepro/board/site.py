@@ -25,19 +25,19 @@ from pydantic import BaseModel
 
 from openrepro import __version__
 from openrepro.board import data as board_data
+from openrepro.board.assemble import Assembler, Records
 from openrepro.board.cache import store_version
+from openrepro.board.catalogue import record_pages, static_file, static_urls
 from openrepro.board.pages import (
     PAGE_SIZE,
     Renderer,
     StaticUrls,
     home_charts,
     page_slice,
-    slug,
 )
-from openrepro.board.snapshot import Snapshot
 from openrepro.challenge import ChallengeContext
 from openrepro.logbooks.records import FileRef, LogbookRecord
-from openrepro.logbooks.render import IMAGE_EXTENSIONS, render_logbook
+from openrepro.logbooks.render import IMAGE_EXTENSIONS
 from openrepro.logbooks.submit import blob_path
 from openrepro.outcomes import hidden_papers
 from openrepro.recheck import STATUSES
@@ -46,7 +46,7 @@ __all__ = ["SiteReport", "build_board_site", "site_state"]
 
 MANIFEST = ".openrepro-site.json"
 #: Bump when templates or the renderer change, so every page is rebuilt.
-SITE_VERSION = "board-site-2"
+SITE_VERSION = "board-site-3"
 
 
 class SiteReport(BaseModel):
@@ -147,8 +147,9 @@ def build_board_site(
             progress(label, n)
 
     # -- everything the pages need, in a few bulk queries --
-    snap = Snapshot(ctx)
-    outcomes, stats = snap.outcomes, snap.stats
+    records = Records(ctx)
+    outcomes, stats = records.outcomes, records.stats
+    assembler = Assembler(renderer)
 
     # -- home, lists, leaderboard --
     home = board_data.home_data(ctx, outcomes, stats)
@@ -161,6 +162,13 @@ def build_board_site(
         ),
     )
     b.page(
+        static_file("stats"),
+        home.model_dump(mode="json"),
+        lambda: renderer.render(
+            "stats.html", url0, static=True, stats=home.stats, charts=home_charts(home)
+        ),
+    )
+    b.page(
         "leaderboard.html",
         _dump(stats.credit),
         partial(renderer.render, "leaderboard.html", url0, static=True, credit=stats.credit),
@@ -168,7 +176,8 @@ def build_board_site(
     url1 = StaticUrls(1)
     queue = board_data.recheck_entries(ctx)
     pending = board_data.unsettled_papers(queue)
-    for status, rows in board_data.rows_by_filter(outcomes, pending).items():
+    authors = board_data.paper_authors(ctx)
+    for status, rows in board_data.rows_by_filter(outcomes, pending, authors).items():
         pages = max(1, -(-len(rows) // PAGE_SIZE))
         for page in range(1, pages + 1):
             shown, _ = page_slice(rows, page)
@@ -185,6 +194,8 @@ def build_board_site(
                     total=len(rows),
                     status=status,
                     query="",
+                    author="",
+                    sort="id",
                     page=page,
                     pages=pages,
                 ),
@@ -199,48 +210,35 @@ def build_board_site(
         )  # fmt: skip
     tick("lists")
 
-    # -- papers --
-    url2 = StaticUrls(2)
-    for venue_id in snap.venue_ids():
-        pdata = snap.paper(venue_id)
-        answers = snap.responses(venue_id)
-        b.page(
-            f"papers/p/{slug(venue_id)}.html",
-            [pdata.model_dump(mode="json"), _dump(answers)],
-            partial(renderer.render, "paper.html", url2, static=True, data=pdata,
-                    responses=answers),
-        )  # fmt: skip
-        tick("papers")
-
-    # -- logbooks: the board page and the participant's own document --
+    # -- the record pages: papers, logbooks (the board page and the participant's own
+    # document), participants; listed by the catalogue, built by the assembler --
     files_dir = ctx.settings.resolved_files_dir()
     copied = _FileCopier(files_dir, out / "files")
-    for logbook_id, manifest in snap.manifests():
-        ldata = snap.logbook(logbook_id)
-        record = LogbookRecord.model_validate(manifest)
-        cited = snap.cited_jobs(record)
-        b.page(
-            f"logbooks/{logbook_id}.html",
-            [ldata.model_dump(mode="json"), cited],
-            partial(renderer.render, "logbook.html", url1, static=True, data=ldata, jobs=cited),
-        )
-        book = ldata.summary
-        b.page(
-            f"logbooks/{logbook_id}/index.html",
-            [book.id, book.revision, book.participant],
-            partial(_content, record, copied, book.participant),
-        )
-        tick("logbooks")
-
-    # -- participants --
-    for handle in snap.handles():
-        pdata2 = snap.participant(handle)
-        b.page(
-            f"participants/{slug(handle)}.html",
-            pdata2.model_dump(mode="json"),
-            partial(renderer.render, "participant.html", url1, static=True, data=pdata2),
-        )
-        tick("participants")
+    manifests = records.manifests()
+    record: LogbookRecord | None = None
+    for kind, key in record_pages(records):
+        rel, url = static_file(kind, key), static_urls(kind)
+        if kind == "paper":
+            venue_id = str(key)
+            inputs: Any = [records.paper(venue_id).model_dump(mode="json"),
+                           _dump(records.responses(venue_id))]  # fmt: skip
+            render = partial(assembler.paper, records, venue_id, url, static=True)
+        elif kind == "logbook":
+            logbook_id, record = next(manifests)
+            inputs = [records.logbook(logbook_id).model_dump(mode="json"),
+                      records.cited_jobs(record)]  # fmt: skip
+            render = partial(assembler.logbook, records, logbook_id, record, url, static=True)
+        elif kind == "content":
+            assert record is not None
+            book = records.logbook(int(key)).summary
+            inputs = [book.id, book.revision, book.participant]
+            render = partial(_content, record, copied, book.participant)
+        else:
+            inputs = records.participant(str(key)).model_dump(mode="json")
+            render = partial(assembler.participant, records, str(key), url, static=True)
+        b.page(rel, inputs, render)
+        if kind != "content":
+            tick(f"{kind}s")
 
     # -- images referenced by logbooks that were rendered earlier stay listed --
     for rel in previous:
@@ -291,6 +289,4 @@ class _FileCopier:
 
 
 def _content(record: LogbookRecord, copier: _FileCopier, participant: str) -> str:
-    return render_logbook(
-        record, file_url=lambda ref: copier.url(ref, "../../"), participant=participant
-    )
+    return Assembler.content(record, participant, lambda ref: copier.url(ref, "../../"))

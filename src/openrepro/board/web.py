@@ -33,23 +33,21 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from openrepro import __version__
 from openrepro.board import data as board_data
 from openrepro.board.api import api_router
+from openrepro.board.apidocs import asset as swagger_asset
 from openrepro.board.apidocs import swagger_page
+from openrepro.board.assemble import Assembler, Records
 from openrepro.board.auth import auth_router
-from openrepro.board.cache import AGGREGATE, Aggregates, PageCache, paper_tag, participant_tag
+from openrepro.board.cache import AGGREGATE, Aggregates, PageCache
+from openrepro.board.catalogue import cache_key, record_pages, record_tags
 from openrepro.board.cursor import MAX_CURSOR_CHARS, anchored_page, keyset_page
 from openrepro.board.guard import RequestGuard, RowId
 from openrepro.board.pages import BOARD_CSP, PAGE_SIZE, Renderer, WebUrls, home_charts, page_slice
-from openrepro.board.snapshot import Snapshot
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import NotFoundError, OpenReproError
-from openrepro.identity import get_participant
-from openrepro.jobs import get_job
-from openrepro.logbooks.records import FileRef, LogbookRecord
+from openrepro.logbooks.records import FileRef
 from openrepro.logbooks.render import CSP as LOGBOOK_CSP
-from openrepro.logbooks.render import IMAGE_EXTENSIONS, render_logbook
-from openrepro.logbooks.service import load_logbook
+from openrepro.logbooks.render import IMAGE_EXTENSIONS
 from openrepro.logbooks.submit import blob_path
-from openrepro.outcomes import author_responses
 from openrepro.papers import search_terms
 from openrepro.recheck import REASONS, STATUSES
 from openrepro.store import Logbook, Paper, Participant
@@ -58,7 +56,13 @@ T = TypeVar("T")
 _log = logging.getLogger(__name__)
 Build = Callable[[set[str]], str]
 
-__all__ = ["SecurityHeaders", "create_app", "image_type"]
+__all__ = ["INTERNAL_ERROR", "SecurityHeaders", "create_app", "image_type"]
+
+#: What a reader sees when the board fails on its side (the traceback goes to the server log).
+INTERNAL_ERROR = (
+    "The board could not build this page. The error was logged for the organizers; "
+    "please try again in a moment."
+)
 
 _MEDIA = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
           ".webp": "image/webp"}  # fmt: skip
@@ -75,7 +79,7 @@ class SecurityHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        docs = scope["path"] == "/api/docs"  # its own CSP (openrepro.board.apidocs)
+        docs = scope["path"].startswith("/api/docs")  # its own CSP (openrepro.board.apidocs)
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -127,15 +131,29 @@ def create_app(
     app.add_middleware(RequestGuard, ctx=ctx)  # body caps and timeouts before any route
     app.add_middleware(SecurityHeaders)
 
+    def error_page(request: Request, status: int, kind: str, message: str) -> Response:
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": {"type": kind, "message": message}}, status_code=status)
+        try:
+            page = renderer.render("error.html", url, static=False, status=status, message=message)
+        except Exception:  # the error page itself failed: plain text, still without internals
+            _log.exception("rendering the error page failed")
+            return Response(f"{status}: {message}", status_code=status, media_type="text/plain")
+        return HTMLResponse(page, status_code=status)
+
     @app.exception_handler(OpenReproError)
     async def openrepro_error(request: Request, exc: OpenReproError) -> Response:
-        status = exc.http_status
-        if request.url.path.startswith("/api/"):
-            return JSONResponse(
-                {"error": {"type": type(exc).__name__, "message": str(exc)}}, status_code=status
-            )
-        page = renderer.render("error.html", url, static=False, status=status, message=str(exc))
-        return HTMLResponse(page, status_code=status)
+        if exc.http_status >= 500:  # the board's own failure: its details go to the log only
+            return internal_error(request, exc)
+        return error_page(request, exc.http_status, type(exc).__name__, str(exc))
+
+    @app.exception_handler(Exception)
+    async def unexpected_error(request: Request, exc: Exception) -> Response:
+        return internal_error(request, exc)
+
+    def internal_error(request: Request, exc: BaseException) -> Response:
+        _log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+        return error_page(request, 500, "InternalError", INTERNAL_ERROR)
 
     data = Aggregates(ctx, cache)
 
@@ -151,70 +169,61 @@ def create_app(
         return renderer.render("home.html", url, static=False, data=home_data,
                                charts=home_charts(home_data))  # fmt: skip
 
-    def render_paper(found: board_data.PaperData, responses: list[Any]) -> str:
-        return renderer.render("paper.html", url, static=False, data=found, responses=responses)
+    assembler = Assembler(renderer)
 
-    def render_logbook_page(found: board_data.LogbookData, jobs: list[dict[str, Any]]) -> str:
-        return renderer.render("logbook.html", url, static=False, data=found, jobs=jobs)
+    def record_page(kind: str, key: str | int) -> Build:
+        """A record page (see :data:`openrepro.board.catalogue.RECORD_KINDS`), read alone."""
 
-    def render_content(record: LogbookRecord, handle: str) -> str:
-        return render_logbook(record, file_url=_web_file_url, participant=handle)
-
-    def render_participant(found: board_data.ParticipantData) -> str:
-        return renderer.render("participant.html", url, static=False, data=found)
-
-    def paper_page(venue_id: str) -> Build:
         def build(tags: set[str]) -> str:
-            tags.add(paper_tag(board_data.paper_row_id(ctx, venue_id)))
-            return render_paper(board_data.paper_data(ctx, venue_id), _responses(ctx, venue_id))
+            if kind == "paper":
+                records = Records(ctx, paper=str(key), recheck=data.recheck())
+            elif kind == "participant":
+                # not an aggregate: credit counts only the consensus of claims of papers the
+                # participant has logbooks on, and a change to such a paper touches them
+                records = Records(ctx, participant=str(key), stats=data.stats(),
+                                  recheck=data.recheck())  # fmt: skip
+            else:
+                records = Records(ctx, logbook=int(key), recheck=data.recheck())
+            page = render_record(records, kind, key)
+            tags.update(record_tags(records, kind, key))
+            return page
 
         return build
 
-    def logbook_page(logbook_id: int) -> Build:
-        def build(tags: set[str]) -> str:
-            found = board_data.logbook_data(ctx, logbook_id)
-            tags.update(_logbook_tags(ctx, logbook_id))
-            return render_logbook_page(found, _jobs_cited(ctx, logbook_id))
-
-        return build
-
-    def content_page(logbook_id: int) -> Build:
-        def build(tags: set[str]) -> str:  # a logbook revision never changes: no tags
-            return render_content(*board_data.logbook_record(ctx, logbook_id))
-
-        return build
-
-    def participant_page(handle: str) -> Build:
-        def build(tags: set[str]) -> str:
-            found = board_data.participant_data(ctx, handle, stats=data.stats())
-            # not an aggregate: credit counts only the consensus of claims of papers the
-            # participant has logbooks on, and a change to such a paper touches them
-            tags.add(participant_tag(get_participant(ctx, handle).id))
-            return render_participant(found)
-
-        return build
+    def render_record(records: Records, kind: str, key: str | int) -> str:
+        if kind == "paper":
+            return assembler.paper(records, str(key), url, static=False)
+        if kind == "participant":
+            return assembler.participant(records, str(key), url, static=False)
+        [(_, record)] = list(records.manifests())
+        if kind == "logbook":
+            return assembler.logbook(records, int(key), record, url, static=False)
+        handle = records.logbook(int(key)).summary.participant
+        return assembler.content(record, handle, _web_file_url)
 
     def built_ahead() -> Iterator[tuple[str, Build, set[str], str]]:
-        """Every paper, logbook, content and participant page, from one read of the store."""
-        snap = Snapshot(ctx, stats=data.stats(), outcomes=data.outcomes())
-        for venue_id in snap.venue_ids():
-            page = render_paper(snap.paper(venue_id), snap.responses(venue_id))
-            yield (f"paper:{venue_id}", paper_page(venue_id),
-                   {paper_tag(snap.paper_id(venue_id))}, page)  # fmt: skip
-        for logbook_id, manifest in snap.manifests():
-            found = snap.logbook(logbook_id)
-            record = LogbookRecord.model_validate(manifest)
-            book = found.summary
-            tags = {paper_tag(snap.paper_id(book.paper_id)),
-                    participant_tag(snap.participant_id(book.participant))}  # fmt: skip
-            page = render_logbook_page(found, snap.cited_jobs(record))
-            yield f"logbook:{logbook_id}", logbook_page(logbook_id), tags, page
-            content = render_content(record, book.participant)
-            yield f"content:{logbook_id}", content_page(logbook_id), set(), content
-        for handle in snap.handles():
-            tags = {participant_tag(snap.participant_id(handle))}
-            page = render_participant(snap.participant(handle))
-            yield f"participant:{handle}", participant_page(handle), tags, page
+        """Every record page, from one read of the store."""
+        records = Records(ctx, stats=data.stats(), outcomes=data.outcomes(),
+                          recheck=data.recheck())  # fmt: skip
+        manifests = records.manifests()
+        for kind, key in record_pages(records):
+            if kind == "logbook":
+                logbook_id, record = next(manifests)
+                assert logbook_id == key
+                page = assembler.logbook(records, logbook_id, record, url, static=False)
+            elif kind == "content":
+                page = assembler.content(record, records.logbook(int(key)).summary.participant,
+                                         _web_file_url)  # fmt: skip
+            else:
+                page = render_record(records, kind, key)
+            tags = set() if kind == "content" else record_tags(records, kind, key)
+            yield cache_key(kind, key), record_page(kind, key), tags, page
+
+    def stats_page(tags: set[str]) -> str:
+        tags.add(AGGREGATE)
+        home_data = board_data.home_data(ctx, data.outcomes(), data.stats())
+        return renderer.render("stats.html", url, static=False, stats=home_data.stats,
+                               charts=home_charts(home_data))  # fmt: skip
 
     def leaderboard_page(after: str) -> Build:
         def build(tags: set[str]) -> str:
@@ -229,16 +238,18 @@ def create_app(
 
         return build
 
-    def papers_page(status: str, cursor: str) -> Build:
+    def papers_page(status: str, sort: str, cursor: str) -> Build:
         def build(tags: set[str]) -> str:
             tags.add(AGGREGATE)
-            rows = data.paper_rows(status)
-            shown = keyset_page("papers", data.paper_keys(status), cursor or None, PAGE_SIZE)
+            rows = data.paper_rows(status, sort)
+            kind = "papers" if sort == "id" else f"papers-{sort}"
+            shown = keyset_page(kind, data.paper_keys(status, sort), cursor or None, PAGE_SIZE)
             return renderer.render(
                 "papers.html", url, static=False, rows=rows[shown.start : shown.end],
-                total=len(rows), status=status, query="", first=shown.start + 1,
-                next_url=shown.next and url("papers", status=status, cursor=shown.next),
-                prev_url=shown.prev and url("papers", status=status, cursor=shown.prev),
+                total=len(rows), status=status, query="", author="", sort=sort,
+                sorts=board_data.PAPER_SORTS, first=shown.start + 1,
+                next_url=shown.next and url("papers", status=status, sort=sort, cursor=shown.next),
+                prev_url=shown.prev and url("papers", status=status, sort=sort, cursor=shown.prev),
             )  # fmt: skip
 
         return build
@@ -247,40 +258,53 @@ def create_app(
     async def home() -> HTMLResponse:
         return await html("home", home_page)
 
+    @app.get("/stats", response_class=HTMLResponse, include_in_schema=False)
+    async def stats() -> HTMLResponse:
+        return await html(cache_key("stats"), stats_page)
+
     @app.get("/papers", response_class=HTMLResponse, include_in_schema=False)
     async def papers(
         status: str = "all",
         q: str = "",
+        author: str = "",
+        sort: str = "id",
         page: Annotated[int, Query(le=100_000)] = 1,
         cursor: Annotated[str, Query(max_length=MAX_CURSOR_CHARS)] = "",
     ) -> HTMLResponse:
         def search(tags: set[str]) -> str:  # bounded (500 hits), in relevance order: numbered
             rows = board_data.paper_rows(ctx, status=status, query=q, outcomes=data.outcomes(),
-                                         pending=data.pending())  # fmt: skip
+                                         pending=data.pending(), author=author,
+                                         authors=data.authors())  # fmt: skip
+            if not search_terms(q):  # an author alone: in the order asked for
+                rows.sort(key=lambda r: board_data.paper_sort_key(r, sort))
             shown, pages = page_slice(rows, page)
             return renderer.render(
                 "papers.html", url, static=False, rows=shown, total=len(rows), status=status,
-                query=q, page=min(max(page, 1), pages), pages=pages,
+                query=q, author=author, sort=sort, sorts=board_data.PAPER_SORTS,
+                page=min(max(page, 1), pages), pages=pages,
             )  # fmt: skip
 
         if status not in board_data.PAPER_FILTERS:
             raise NotFoundError(f"unknown filter {status!r}; use one of "
                                 f"{', '.join(board_data.PAPER_FILTERS)}")  # fmt: skip
-        if search_terms(q):  # a search is bounded, not cached: unique queries would fill the cache
+        if sort not in board_data.PAPER_SORTS:
+            raise NotFoundError(f"unknown order {sort!r}; use one of "
+                                f"{', '.join(board_data.PAPER_SORTS)}")  # fmt: skip
+        if search_terms(q) or author.strip():  # bounded, not cached: unique queries would fill it
             return HTMLResponse(await run_in_threadpool(search, set()))
-        return await html(f"papers?{status}&{cursor}", papers_page(status, cursor))
+        return await html(f"papers?{status}&{sort}&{cursor}", papers_page(status, sort, cursor))
 
     @app.get("/papers/{venue_id:path}", response_class=HTMLResponse, include_in_schema=False)
     async def paper(venue_id: str) -> HTMLResponse:
-        return await html(f"paper:{venue_id}", paper_page(venue_id))
+        return await html(cache_key("paper", venue_id), record_page("paper", venue_id))
 
     @app.get("/logbooks/{logbook_id}", response_class=HTMLResponse, include_in_schema=False)
     async def logbook(logbook_id: RowId) -> HTMLResponse:
-        return await html(f"logbook:{logbook_id}", logbook_page(logbook_id))
+        return await html(cache_key("logbook", logbook_id), record_page("logbook", logbook_id))
 
     @app.get("/logbooks/{logbook_id}/content", include_in_schema=False)
     async def logbook_content(logbook_id: RowId) -> HTMLResponse:
-        response = await html(f"content:{logbook_id}", content_page(logbook_id))
+        response = await html(cache_key("content", logbook_id), record_page("content", logbook_id))
         response.headers["Content-Security-Policy"] = LOGBOOK_CSP + "; frame-ancestors 'self'"
         return response
 
@@ -305,7 +329,7 @@ def create_app(
 
     @app.get("/participants/{handle}", response_class=HTMLResponse, include_in_schema=False)
     async def participant(handle: str) -> HTMLResponse:
-        return await html(f"participant:{handle}", participant_page(handle))
+        return await html(cache_key("participant", handle), record_page("participant", handle))
 
     @app.get("/leaderboard", response_class=HTMLResponse, include_in_schema=False)
     async def leaderboard(
@@ -325,8 +349,9 @@ def create_app(
         return await html(f"recheck?{status}&{reason}", build)
 
     if warm:  # every page built ahead, in the background: lists first, then the rest in bulk
-        cache.warm([("home", home_page), ("leaderboard?", leaderboard_page(""))])
-        cache.warm((f"papers?{s}&", papers_page(s, "")) for s in board_data.PAPER_FILTERS)
+        cache.warm([("home", home_page), ("stats", stats_page),
+                    ("leaderboard?", leaderboard_page(""))])  # fmt: skip
+        cache.warm((f"papers?{s}&id&", papers_page(s, "id", "")) for s in board_data.PAPER_FILTERS)
         total = _page_count(ctx)
         threading.Thread(target=_fill, args=(cache, built_ahead(), total), name="board-fill",
                          daemon=True).start()  # fmt: skip
@@ -343,6 +368,13 @@ def create_app(
     @app.get("/api/docs", include_in_schema=False)
     def api_docs() -> HTMLResponse:
         return swagger_page(app.title + " - API", "/api/openapi.json")
+
+    @app.get("/api/docs/assets/{name}", include_in_schema=False)
+    def api_docs_asset(name: str) -> Response:
+        found = swagger_asset(name)
+        if found is None:
+            raise NotFoundError(f"no file {name!r}")
+        return found
 
     @app.get("/api", include_in_schema=False)
     def api_root() -> RedirectResponse:
@@ -404,12 +436,6 @@ def _web_file_url(ref: FileRef) -> str | None:
     return f"/files/{ref.sha256}{suffix}"
 
 
-def _responses(ctx: ChallengeContext, venue_id: str) -> list[Any]:
-    """Author responses on a paper."""
-    paper_id = board_data.paper_row_id(ctx, venue_id)
-    return list(author_responses(ctx, paper_ids=[paper_id]))
-
-
 def _fill(
     cache: PageCache, produce: Iterator[tuple[str, Build, set[str], str]], total: int
 ) -> None:
@@ -433,26 +459,3 @@ def _page_count(ctx: ChallengeContext) -> int:
             select(func.count(Participant.id)).where(Participant.challenge_id == cid)
         )
     return (papers or 0) + 2 * (books or 0) + (people or 0)
-
-
-def _logbook_tags(ctx: ChallengeContext, logbook_id: int) -> set[str]:
-    """The cache tags of a logbook's page: its paper and its participant."""
-    with ctx.store.session() as session:
-        row = session.execute(
-            select(Logbook.paper_id, Logbook.participant_id).where(Logbook.id == logbook_id)
-        ).one()
-    return {paper_tag(row[0]), participant_tag(row[1])}
-
-
-def _jobs_cited(ctx: ChallengeContext, logbook_id: int) -> list[dict[str, Any]]:
-    """Compute jobs a logbook cites, looked up on their platform."""
-    with ctx.store.session() as session:
-        record = load_logbook(session, ctx.challenge_id, logbook_id)
-
-    def lookup(ref: str) -> dict[str, Any] | None:
-        try:
-            return get_job(ctx, ref).model_dump(mode="json")
-        except OpenReproError:
-            return None
-
-    return board_data.cited_jobs(record, lookup)

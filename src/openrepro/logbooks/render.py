@@ -31,6 +31,7 @@ from openrepro.logbooks.runs import RunFinder
 __all__ = [
     "is_safe_url",
     "metric_anchor",
+    "public_text",
     "render_logbook",
     "render_markdown",
     "run_anchor",
@@ -47,6 +48,14 @@ MAX_CHART_MARKERS = 50  # series this short also show a dot per point
 IMAGE_EXTENSIONS = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 
 _URL_SCHEMES = frozenset({"http", "https", "mailto"})
+# terminal control sequences (colours, cursor moves, titles) as Trackio keeps them in outputs
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+# the participant's home folder: /home/NAME, /Users/NAME, C:\Users\NAME (either slash), /root
+_HOME = re.compile(
+    r"(?<![\w.~-])(?:/home/[^/\s\"'<>&]+|/Users/[^/\s\"'<>&]+|/root(?=[/\s\"'<&]|$)"
+    r"|[A-Za-z]:[\\/]Users[\\/][^\\/\s\"'<>&]+)",
+    re.IGNORECASE,
+)
 _TAGS = frozenset(
     {
         "p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "a", "em", "strong", "del",
@@ -161,6 +170,14 @@ def render_markdown(text: str, *, images: bool = True) -> str:
 
 
 # --- small HTML helpers --------------------------------------------------------------------------
+
+
+def public_text(text: str) -> str:
+    """``text`` as a logbook page publishes it: terminal colour codes and other control
+    sequences removed, and the participant's home folder (``/home/NAME``, ``/Users/NAME``,
+    ``C:\\Users\\NAME``, ``/root``) written ``~``, so a page shows neither escape garbage nor
+    who ran it where."""
+    return _HOME.sub("~", _ANSI.sub("", text))
 
 
 def _e(value: object) -> str:
@@ -605,11 +622,12 @@ def render_logbook(
         + _other_runs_html(ctx)
         + _other_metrics_html(record)
     )
+    body = public_text(body)  # control sequences and home folders, wherever they were shown
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         '<meta name="referrer" content="no-referrer">'
-        f"<title>{_e(record.title or 'Logbook')}</title><style>{_CSS}</style></head>"
+        f"<title>{_e(public_text(record.title or 'Logbook'))}</title><style>{_CSS}</style></head>"
         f"<body>{body}</body></html>\n"
     )

@@ -1,8 +1,10 @@
-"""Pages built in bulk (the static site, the live board's building ahead) show what the page
-built alone on demand shows: the same records, the same bytes."""
+"""One assembler: pages built in bulk (the static site, the live board's building ahead) show
+what the page built alone on demand shows (the same records, the same bytes), and the live page
+and the static page of the same record are the same bytes except their links."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -11,9 +13,9 @@ from fastapi.testclient import TestClient
 from outcome_store import build_outcome_store
 
 from openrepro.board import build_board_site, create_app
-from openrepro.board import data as board_data
+from openrepro.board.assemble import Records
 from openrepro.board.cache import PageCache
-from openrepro.board.snapshot import Snapshot
+from openrepro.board.catalogue import PAGES, live_url, record_pages, static_file
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.service import add_claim
 from openrepro.jobs import run_job, wait_job
@@ -46,24 +48,50 @@ def _ids(ctx: ChallengeContext) -> tuple[list[int], list[str]]:
     return [b[0] for b in books], [p[0] for p in people]
 
 
-def test_snapshot_records_equal_the_records_of_one_page(challenge: ChallengeContext) -> None:
+def test_records_read_in_bulk_equal_the_records_read_alone(challenge: ChallengeContext) -> None:
     _rich(challenge)
-    snap = Snapshot(challenge)
+    bulk = Records(challenge)
     books, people = _ids(challenge)
-    assert len(snap.venue_ids()) == 10 and books and people
-    for venue_id in snap.venue_ids():
-        alone = board_data.paper_data(challenge, venue_id)
-        assert snap.paper(venue_id).model_dump() == alone.model_dump(), venue_id
-    checked = snap.paper("P1-full").claims
+    assert len(bulk.venue_ids()) == 10 and books and people
+    for venue_id in bulk.venue_ids():
+        alone = Records(challenge, paper=venue_id).paper(venue_id)
+        assert bulk.paper(venue_id).model_dump() == alone.model_dump(), venue_id
+    checked = bulk.paper("P1-full").claims
     assert any(c.check is not None and c.edits for c in checked)
     for logbook_id in books:
-        alone_book = board_data.logbook_data(challenge, logbook_id)
-        assert snap.logbook(logbook_id).model_dump() == alone_book.model_dump(), logbook_id
+        alone_book = Records(challenge, logbook=logbook_id).logbook(logbook_id)
+        assert bulk.logbook(logbook_id).model_dump() == alone_book.model_dump(), logbook_id
     for handle in people:
-        alone_person = board_data.participant_data(challenge, handle)
-        assert snap.participant(handle).model_dump() == alone_person.model_dump(), handle
-    assert snap.participant("alice").jobs and snap.participant("dave").team_confirmed
-    assert [r.response for r in snap.responses("P4-allfalse")] == ["fixed"]
+        alone_person = Records(challenge, participant=handle).participant(handle)
+        assert bulk.participant(handle).model_dump() == alone_person.model_dump(), handle
+    assert bulk.participant("alice").jobs and bulk.participant("dave").team_confirmed
+    assert [r.response for r in bulk.responses("P4-allfalse")] == ["fixed"]
+
+
+_LINK = re.compile(r'\b(href|src|action)="[^"]*"')
+
+
+def _unlinked(page: str) -> str:
+    """``page`` without its links' targets, and without the link to the API (which only the
+    live board has)."""
+    return _LINK.sub(r'\1=""', page).replace('<a href="">API</a>', "")
+
+
+def test_the_live_and_the_static_page_of_a_record_differ_only_in_links(
+    challenge: ChallengeContext, tmp_path: Path
+) -> None:
+    _rich(challenge)
+    out = tmp_path / "site"
+    build_board_site(challenge, out)
+    live = TestClient(create_app(challenge, cache_seconds=0))
+    pages = list(record_pages(Records(challenge)))
+    assert {kind for kind, _ in pages} == {k for k, p in PAGES.items() if p.param}
+    for kind, key in pages:
+        shown = live.get(live_url(kind, key))
+        assert shown.status_code == 200, (kind, key)
+        static = (out / static_file(kind, key)).read_text(encoding="utf-8")
+        assert _unlinked(shown.text) == _unlinked(static), (kind, key)
+        assert shown.text != static or kind == "content"  # links do differ
 
 
 def test_pages_built_ahead_are_the_pages_built_on_demand(challenge: ChallengeContext) -> None:
@@ -73,11 +101,7 @@ def test_pages_built_ahead_are_the_pages_built_on_demand(challenge: ChallengeCon
     wait_built(cache, 60)
     assert cache.pending() == 0
     cold = TestClient(create_app(challenge, cache_seconds=0))
-    books, people = _ids(challenge)
-    urls = {f"paper:{v}": f"/papers/{v}" for v in Snapshot(challenge).venue_ids()}
-    urls |= {f"logbook:{i}": f"/logbooks/{i}" for i in books}
-    urls |= {f"content:{i}": f"/logbooks/{i}/content" for i in books}
-    urls |= {f"participant:{h}": f"/participants/{h}" for h in people}
+    urls = {f"{kind}:{key}": live_url(kind, key) for kind, key in record_pages(Records(challenge))}
     for key, path in urls.items():
         ahead = cache.peek(key)
         assert ahead is not None, f"{key} was not built ahead"
