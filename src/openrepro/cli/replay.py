@@ -22,13 +22,17 @@ def _show(report: ReplayReport) -> None:
         why = "; ".join(
             str(x)
             for x in [details.get("problem"), *details.get("metric_problems", []),
+                      *details.get("file_problems", [])[:3],
                       *details.get("output_lines_missing", [])[:3]]
             if x
         )  # fmt: skip
+        files = details.get("files_reproduced") or {}
+        if files:
+            why = "; ".join(x for x in [why, f"files replayed: {', '.join(sorted(files))}"] if x)
         table.add_row(escape(result.run_id), result.status, result.level,
                       f"{result.seconds:.1f}", escape(why))  # fmt: skip
     console.print(table)
-    console.print(f"isolation: {report.isolation}")
+    console.print(f"sandbox: {report.isolation}")
     for warning in report.warnings:
         console.print(f"[yellow]warning:[/] {escape(warning)}")
 
@@ -51,8 +55,9 @@ def replay(
     ),
     fmt: OutputFormat = FormatOption,
 ) -> None:
-    """Re-run the recorded runs behind a logbook's evidence in a fresh working copy (time and
-    memory limits, no network where `unshare` allows it), compare outputs and metrics with the
+    """Re-run the recorded runs behind a logbook's evidence in a sandbox (bubblewrap: read-only
+    system, no home, no network, only a fresh copy of the logbook writable; CPU, memory,
+    process, file-size and wall-clock limits), compare outputs, metrics and files with the
     record, and store the result: a matched replay makes the evidence `replayed`."""
     if (logbook is None) == (not all_):
         raise typer.BadParameter("name one logbook, or pass --all")
