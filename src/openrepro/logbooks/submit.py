@@ -86,6 +86,8 @@ def _find_root(folder: Path) -> tuple[Path, str]:
     children = [c for c in folder.iterdir() if c.is_dir() and not c.is_symlink()]
     if len(children) == 1 and not any(f.is_file() for f in folder.iterdir()):
         candidates.append(children[0])
+    from openrepro.logbooks.space import is_gradio_space
+
     for root in candidates:
         if (root / "manifest.json").is_file():
             return root, "bundle"
@@ -93,9 +95,11 @@ def _find_root(folder: Path) -> tuple[Path, str]:
             root / "logbook.json"
         ).is_file():
             return root, "trackio"
+        if is_gradio_space(root):
+            return root, "gradio-space"
     raise LogbookError(
-        f"{folder}: neither a Trackio logbook (.trackio/logbook/logbook.json) nor an openrepro "
-        "bundle (manifest.json)"
+        f"{folder}: neither a Trackio logbook (.trackio/logbook/logbook.json), a Gradio-Space "
+        "logbook (app.py and pages/*.md) nor an openrepro bundle (manifest.json)"
     )
 
 
@@ -141,6 +145,10 @@ def read_logbook(root: Path) -> LogbookRecord:
         from openrepro.logbooks.bundle import read_bundle
 
         return read_bundle(found)
+    if kind == "gradio-space":
+        from openrepro.logbooks.space import read_gradio_space
+
+        return read_gradio_space(found)
     from openrepro.logbooks.trackio_reader import read_trackio_logbook
 
     return read_trackio_logbook(found)
