@@ -45,7 +45,7 @@ from sqlalchemy.orm import Session
 from openrepro.evidence.gather import claim_metric_prefix
 from openrepro.evidence.levels import ProvenanceLevel, check_level, level_rank, weakest
 from openrepro.evidence.records import Flag, Measurement
-from openrepro.logbooks.records import LogbookRecord, Run
+from openrepro.logbooks.records import LogbookRecord, Run, changed_after_run
 from openrepro.store.tables_provenance import Replay
 
 __all__ = [
@@ -173,15 +173,9 @@ def script_can_log(run: Run, key: str) -> bool:
 
 
 def artifact_changes(record: LogbookRecord) -> list[str]:
-    """Paths of artifacts whose cell recorded a size other than the file's size now."""
-    cells = {cell.id: cell for page in record.pages for cell in page.cells}
-    changed: list[str] = []
-    for artifact in record.artifacts:
-        cell = cells.get(artifact.cell)
-        size = cell.meta.get("size") if cell is not None else None
-        if isinstance(size, int) and not isinstance(size, bool) and size != artifact.file.size:
-            changed.append(artifact.file.path)
-    return changed
+    """Paths of artifacts whose cell recorded a size other than the file's size now
+    (:func:`openrepro.logbooks.records.changed_after_run`)."""
+    return [artifact.file.path for artifact, _, _ in changed_after_run(record)]
 
 
 def check_record(record: LogbookRecord) -> dict[str, list[Flag]]:
