@@ -7,6 +7,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from openrepro.cli._common import FormatOption, OutputFormat, console, open_from, print_json
+from openrepro.cli.claims import AddressOption, EngineOption
+from openrepro.engine import Engine, RayOptions, replay_logbooks_ray, require_ray
 from openrepro.provenance.replay import ReplayReport, replay_all, replay_logbook
 
 __all__ = ["replay"]
@@ -53,6 +55,11 @@ def replay(
     budget_per_logbook: float | None = typer.Option(
         None, "--budget-per-logbook", help="With --all: seconds per logbook; longer runs queue."
     ),
+    budget: float | None = typer.Option(
+        None, "--budget", help="With --all: seconds in all; runs past it queue."
+    ),
+    engine: Engine = EngineOption,
+    address: str | None = AddressOption,
     fmt: OutputFormat = FormatOption,
 ) -> None:
     """Re-run the recorded runs behind a logbook's evidence in a sandbox (bubblewrap: read-only
@@ -61,10 +68,22 @@ def replay(
     record, and store the result: a matched replay makes the evidence `replayed`."""
     if (logbook is None) == (not all_):
         raise typer.BadParameter("name one logbook, or pass --all")
+    if (engine is Engine.ray or budget is not None) and not all_:
+        raise typer.BadParameter("--engine ray and --budget go with --all")
+    if address and engine is not Engine.ray:
+        raise typer.BadParameter("--address needs --engine ray")
+    if engine is Engine.ray:
+        require_ray()  # a clear error before anything is opened
     challenge = open_from(ctx)
     if all_:
         per = budget_per_logbook or challenge.settings.replay_budget_seconds
-        reports = replay_all(challenge, budget_per_logbook=per, memory_mb=memory_mb)
+        if engine is Engine.ray:
+            reports = replay_logbooks_ray(challenge, budget_per_logbook=per, budget=budget,
+                                          memory_mb=memory_mb,
+                                          options=RayOptions(address=address))  # fmt: skip
+        else:
+            reports = replay_all(challenge, budget_per_logbook=per, budget=budget,
+                                 memory_mb=memory_mb)  # fmt: skip
     else:
         assert logbook is not None
         reports = [replay_logbook(challenge, logbook, claim=claim, budget_seconds=budget_seconds,

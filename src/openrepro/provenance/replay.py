@@ -69,6 +69,7 @@ __all__ = [
     "replay_all",
     "replay_logbook",
     "replay_run",
+    "replay_targets",
     "runs_for_claim",
 ]
 
@@ -588,14 +589,27 @@ def hidden_folders(ctx: ChallengeContext) -> list[Path]:
     return [settings.directory.resolve(), settings.resolved_files_dir()]
 
 
-def replay_all(
-    ctx: ChallengeContext, *, budget_per_logbook: float, memory_mb: int | None = None
-) -> list[ReplayReport]:
-    """Replay the cheap runs of every logbook (newest revision per participant and paper);
-    runs that do not fit in ``budget_per_logbook`` are queued."""
+def replay_targets(ctx: ChallengeContext) -> list[int]:
+    """The logbooks ``replay --all`` replays: the newest revision per participant and paper."""
     with ctx.store.session() as session:
-        targets = latest_logbook_ids(session, ctx.challenge_id)
-    return [
-        replay_logbook(ctx, logbook_id, budget_seconds=budget_per_logbook, memory_mb=memory_mb)
-        for logbook_id in targets
-    ]  # fmt: skip
+        return list(latest_logbook_ids(session, ctx.challenge_id))
+
+
+def replay_all(
+    ctx: ChallengeContext, *, budget_per_logbook: float, budget: float | None = None,
+    memory_mb: int | None = None, progress: Callable[[ReplayReport], None] | None = None,
+) -> list[ReplayReport]:  # fmt: skip
+    """Replay the cheap runs of every logbook (:func:`replay_targets`), one after the other;
+    each gets ``budget_per_logbook`` seconds, and no more than what is left of ``budget``
+    (seconds in all); runs that do not fit are queued."""
+    reports: list[ReplayReport] = []
+    left = budget
+    for logbook_id in replay_targets(ctx):
+        share = budget_per_logbook if left is None else max(0.0, min(budget_per_logbook, left))
+        report = replay_logbook(ctx, logbook_id, budget_seconds=share, memory_mb=memory_mb)
+        if left is not None:
+            left -= sum(r.seconds for r in report.results)
+        reports.append(report)
+        if progress is not None:
+            progress(report)
+    return reports
