@@ -202,3 +202,21 @@ def test_produced_files_must_be_written_again(tmp_path: Path) -> None:
     assert status == "mismatched" and "was not written" in str(details["file_problems"])
     status, details = replay(other)
     assert status == "mismatched" and details["files_reproduced"] == {}
+
+
+def test_a_run_replays_with_the_participants_code(tmp_path: Path) -> None:
+    """A run cell records the command, not always the code: ``code`` supplies a checkout."""
+    code = tmp_path / "repo"
+    (code / "src").mkdir(parents=True)
+    (code / "src" / "verify.py").write_text("print('bound holds: 0.25 <= 0.5')\n", "utf-8")
+    (code / ".git").mkdir()
+    (code / ".git" / "config").write_text("secret\n", encoding="utf-8")
+    run = Run(id="v", command=["python", "src/verify.py"], exit_code=0,
+              output="bound holds: 0.25 <= 0.5\n")  # fmt: skip
+    record = LogbookRecord(format="trackio", format_version="2", runs=[run])
+    alone = replay_run(record, run, lambda ref: None, timeout_s=30, memory_mb=512)
+    assert (alone.status, alone.details["cannot_replay"]) == ("failed", "data")
+    assert alone.details["problem"].endswith("src/verify.py")
+    with_code = replay_run(record, run, lambda ref: None, timeout_s=30, memory_mb=512,
+                           code=code)  # fmt: skip
+    assert with_code.status == "matched", with_code.details

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 from rich.markup import escape
 from rich.table import Table
@@ -51,6 +53,12 @@ def replay(
     memory_mb: int | None = typer.Option(
         None, "--memory-mb", help="Memory limit per run in MiB (default: replay_memory_mb)."
     ),
+    code: Path | None = typer.Option(
+        None,
+        "--code",
+        help="A checkout of the participant's code (e.g. their repository at "
+        "the logbook's commit), copied into the sandbox under the logbook's own files.",
+    ),
     all_: bool = typer.Option(False, "--all", help="Every logbook (newest revision each)."),
     budget_per_logbook: float | None = typer.Option(
         None, "--budget-per-logbook", help="With --all: seconds per logbook; longer runs queue."
@@ -70,6 +78,8 @@ def replay(
         raise typer.BadParameter("name one logbook, or pass --all")
     if (engine is Engine.ray or budget is not None) and not all_:
         raise typer.BadParameter("--engine ray and --budget go with --all")
+    if code is not None and all_:
+        raise typer.BadParameter("--code goes with one logbook, not --all")
     if address and engine is not Engine.ray:
         raise typer.BadParameter("--address needs --engine ray")
     if engine is Engine.ray:
@@ -87,7 +97,7 @@ def replay(
     else:
         assert logbook is not None
         reports = [replay_logbook(challenge, logbook, claim=claim, budget_seconds=budget_seconds,
-                                  memory_mb=memory_mb)]  # fmt: skip
+                                  memory_mb=memory_mb, code=code)]  # fmt: skip
     if fmt is OutputFormat.json:
         print_json(reports if all_ else reports[0])
         return

@@ -121,13 +121,45 @@ def _safe_relative(path: str) -> PurePosixPath | None:
     return pure
 
 
+_CODE_SKIP = frozenset({".git", ".trackio", ".venv", "venv", "node_modules", "__pycache__"})
+CODE_MAX_FILES = 20_000
+CODE_MAX_BYTES = 512 * 1024 * 1024
+
+
+def _copy_code(code: Path, work: Path, produced: set[str]) -> list[str]:
+    """Copy a checkout of the participant's code into ``work`` (regular files only; hidden
+    folders, virtual environments and the files the run is recorded to produce left out;
+    capped at :data:`CODE_MAX_FILES` files and :data:`CODE_MAX_BYTES` bytes)."""
+    warnings: list[str] = []
+    count = size = 0
+    for root, dirs, files in os.walk(code):
+        dirs[:] = sorted(d for d in dirs if d not in _CODE_SKIP and not d.startswith("."))
+        for name in sorted(files):
+            source = Path(root) / name
+            rel = source.relative_to(code).as_posix()
+            if rel in produced or source.is_symlink() or not source.is_file():
+                continue
+            count, size = count + 1, size + source.stat().st_size
+            if count > CODE_MAX_FILES or size > CODE_MAX_BYTES:
+                return [f"{code}: over {CODE_MAX_FILES} files or {CODE_MAX_BYTES} bytes: "
+                        "the rest of the code is left out"]  # fmt: skip
+            target = work / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+    return warnings
+
+
 def _working_copy(
-    record: LogbookRecord, run: Run, locate: Callable[[FileRef], Path | None], work: Path
-) -> list[str]:
-    """Fill ``work`` with the logbook's stored files (but those ``run`` is recorded to have
-    produced) and the run's scripts; returns warnings."""
+    record: LogbookRecord, run: Run, locate: Callable[[FileRef], Path | None], work: Path,
+    code: Path | None = None,
+) -> list[str]:  # fmt: skip
+    """Fill ``work`` with ``code`` (a checkout of the participant's code, when given), then the
+    logbook's stored files (but those ``run`` is recorded to have produced) and the run's
+    scripts over it; returns warnings."""
     warnings: list[str] = []
     produced = {ref.path for ref in run.produced}
+    if code is not None:
+        warnings += _copy_code(code, work, produced)
     for ref in record.files:
         if ref.path in produced:
             continue
@@ -191,7 +223,8 @@ _DIAGNOSES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"Could not resolve host|getaddrinfo failed|urlopen error")),
     ("package", re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")),
     ("data", re.compile(
-        r"(?:FileNotFoundError|No such file or directory)[^\n]*?'([^'\n]+)'")),
+        r"(?:FileNotFoundError|No such file or directory)[^\n]*?'([^'\n]+)'|"
+        r"can't open file '([^'\n]+)'")),
 )  # fmt: skip
 _WHY = {
     "gpu": "needs a GPU (the sandbox has none)",
@@ -210,7 +243,8 @@ def diagnose(run: Run, output: str) -> tuple[str, str] | None:
     for kind, pattern in _DIAGNOSES:
         match = pattern.search(output)
         if match is not None:
-            what = f": {match.group(1)}" if match.groups() else ""
+            named = next((g for g in match.groups() if g), "")
+            what = f": {named}" if named else ""
             return kind, _WHY[kind] + what
     return None
 
@@ -428,9 +462,12 @@ def replay_run(
     memory_mb: int,
     rel_tol: float = DEFAULT_REL_TOL,
     hide: Sequence[Path] = (),
+    code: Path | None = None,
 ) -> ReplayResult:
     """Replay one run in the sandbox, in a fresh temporary working copy (see the module
-    docstring). ``hide``: folders of this machine the replay must not see (the challenge's)."""
+    docstring). ``hide``: folders of this machine the replay must not see (the challenge's);
+    ``code``: a checkout of the participant's code, copied in under the logbook's files (a
+    run cell records the command, not always the code it ran)."""
     command = _command(run)
     if not command:
         return ReplayResult(run_id=run.id, status="skipped", details={"problem": "no command"})
@@ -446,10 +483,10 @@ def replay_run(
         work.mkdir()
         (work / ".tmp").mkdir()
         trackio_dir = Path(tmp) / "trackio"
-        warnings = _working_copy(record, run, locate, work)
+        warnings = _working_copy(record, run, locate, work, code)
         before = _snapshot(work)
         try:
-            code, output, seconds = run_sandboxed(
+            exit_code, output, seconds = run_sandboxed(
                 command, Path(tmp), _environment(work, trackio_dir), limits, cwd=work, hide=hide
             )
         except OSError as exc:
@@ -461,12 +498,12 @@ def replay_run(
         except LogbookError as exc:
             metrics = []
             warnings.append(f"cannot read the replay's metrics: {exc}")
-        status, details = _judge_replay(record, run, code, output, metrics, rel_tol)
+        status, details = _judge_replay(record, run, exit_code, output, metrics, rel_tol)
     details.update(files)
     if status == "matched" and files["file_problems"]:
         status = "mismatched"
     if status == "failed":
-        why = diagnose(run, output)
+        why = diagnose(run, output.replace(f"{work}/", ""))
         if why is not None:
             details["cannot_replay"], details["problem"] = why
     if status != "matched":
@@ -539,10 +576,13 @@ def replay_logbook(
     claim: str | None = None,
     budget_seconds: float | None = None,
     memory_mb: int | None = None,
+    code: Path | None = None,
 ) -> ReplayReport:
     """Replay the runs behind ``claim`` (every run without it) of one stored logbook, within
     ``budget_seconds`` in all; runs whose recorded duration exceeds what is left are queued."""
     settings = ctx.settings
+    if code is not None and not code.is_dir():
+        raise NotFoundError(f"{code}: no such folder (the participant's code to replay with)")
     budget = float(budget_seconds if budget_seconds is not None else settings.replay_budget_seconds)
     memory = memory_mb if memory_mb is not None else settings.replay_memory_mb
     with ctx.store.session() as session:
@@ -575,7 +615,7 @@ def replay_logbook(
                 details={"expected_seconds": expected, "budget_left": round(left, 3)}))  # fmt: skip
             continue
         result = replay_run(record, run, locate, timeout_s=left, memory_mb=memory,
-                            rel_tol=rel_tol, hide=hidden_folders(ctx))  # fmt: skip
+                            rel_tol=rel_tol, hide=hidden_folders(ctx), code=code)  # fmt: skip
         left -= result.seconds
         report.results.append(result)
     store_results(ctx, logbook_id, claim_row, report.results)
