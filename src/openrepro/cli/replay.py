@@ -11,7 +11,7 @@ from rich.table import Table
 from openrepro.cli._common import FormatOption, OutputFormat, console, open_from, print_json
 from openrepro.cli.claims import AddressOption, EngineOption
 from openrepro.engine import Engine, RayOptions, replay_logbooks_ray, require_ray
-from openrepro.provenance.replay import ReplayReport, replay_all, replay_logbook
+from openrepro.provenance.replay import ReplayReport, replay_all, replay_as_jobs, replay_logbook
 
 __all__ = ["replay"]
 
@@ -66,6 +66,17 @@ def replay(
     budget: float | None = typer.Option(
         None, "--budget", help="With --all: seconds in all; runs past it queue."
     ),
+    jobs: bool = typer.Option(
+        False,
+        "--jobs",
+        help="With --all: one local job per logbook through the jobs backend "
+        "(priced in the credit ledger of --as); results are stored as the jobs finish.",
+    ),
+    handle: str | None = typer.Option(
+        None,
+        "--as",
+        help="With --jobs: the ledger account (default: jobs_participant, else `organizers`).",
+    ),
     engine: Engine = EngineOption,
     address: str | None = AddressOption,
     fmt: OutputFormat = FormatOption,
@@ -80,6 +91,8 @@ def replay(
         raise typer.BadParameter("--engine ray and --budget go with --all")
     if code is not None and all_:
         raise typer.BadParameter("--code goes with one logbook, not --all")
+    if jobs and (not all_ or engine is Engine.ray):
+        raise typer.BadParameter("--jobs goes with --all, without --engine ray")
     if address and engine is not Engine.ray:
         raise typer.BadParameter("--address needs --engine ray")
     if engine is Engine.ray:
@@ -87,6 +100,17 @@ def replay(
     challenge = open_from(ctx)
     if all_:
         per = budget_per_logbook or challenge.settings.replay_budget_seconds
+        if jobs:
+            launched = replay_as_jobs(challenge, budget_per_logbook=per, budget=budget,
+                                      memory_mb=memory_mb, handle=handle)  # fmt: skip
+            if fmt is OutputFormat.json:
+                print_json(launched)
+                return
+            for job in launched:
+                what = job.command[job.command.index("replay") :][:2]
+                console.print(f"job {escape(job.id)}: {escape(' '.join(what))} ({job.status})")
+            console.print("results are stored as the jobs finish: `openrepro jobs ls`")
+            return
         if engine is Engine.ray:
             reports = replay_logbooks_ray(challenge, budget_per_logbook=per, budget=budget,
                                           memory_mb=memory_mb,

@@ -46,6 +46,7 @@ from openrepro.errors import LogbookError, NotFoundError
 from openrepro.evidence.decide import DEFAULT_REL_TOL
 from openrepro.evidence.gather import measurements
 from openrepro.evidence.levels import ProvenanceLevel
+from openrepro.jobs.records import JobView
 from openrepro.logbooks.records import FileRef, LogbookRecord, Metric, Run
 from openrepro.logbooks.revisions import latest_logbook_ids
 from openrepro.logbooks.service import load_logbook, locator
@@ -60,6 +61,7 @@ from openrepro.store import Claim, Logbook, Paper
 from openrepro.store.tables_provenance import Replay
 
 __all__ = [
+    "REPLAY_ACCOUNT",
     "ReplayReport",
     "ReplayResult",
     "ReplayStatus",
@@ -67,6 +69,7 @@ __all__ = [
     "diagnose",
     "file_differs",
     "replay_all",
+    "replay_as_jobs",
     "replay_logbook",
     "replay_run",
     "replay_targets",
@@ -653,3 +656,36 @@ def replay_all(
         if progress is not None:
             progress(report)
     return reports
+
+
+#: the ledger account replays run as through the jobs backend, unless named
+REPLAY_ACCOUNT = "organizers"
+
+
+def replay_as_jobs(
+    ctx: ChallengeContext, *, budget_per_logbook: float, budget: float | None = None,
+    memory_mb: int | None = None, handle: str | None = None,
+) -> list[JobView]:  # fmt: skip
+    """``replay --all`` through the jobs backend: one local job per logbook (its own detached
+    supervisor, process group, timeout and log), each running ``openrepro replay LOGBOOK`` in
+    the sandbox, priced and reserved in the credit ledger of ``handle`` (default: the setting
+    ``jobs_participant``, else ``organizers``). ``budget`` (seconds in all) is shared equally.
+    The jobs store their results as they finish (``openrepro jobs ls``/``jobs wait``); a
+    logbook whose job cannot be paid for stops the loop with the ledger's error."""
+    from openrepro.jobs import run_job
+
+    targets = replay_targets(ctx)
+    per = budget_per_logbook
+    if budget is not None and targets:
+        per = min(per, budget / len(targets))
+    account = handle or ctx.settings.jobs_participant or REPLAY_ACCOUNT
+    directory = str(ctx.settings.directory.resolve())
+    jobs: list[JobView] = []
+    for logbook_id in targets:
+        command = [sys.executable, "-m", "openrepro", "--dir", directory, "replay",
+                   str(logbook_id), "--budget-seconds", f"{per:g}", "--format", "json"]  # fmt: skip
+        if memory_mb is not None:
+            command += ["--memory-mb", str(memory_mb)]
+        jobs.append(run_job(ctx, command, handle=account, backend="local",
+                            timeout_s=per + 120, workdir=ctx.settings.directory))  # fmt: skip
+    return jobs
