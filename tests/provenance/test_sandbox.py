@@ -20,7 +20,7 @@ import pytest
 
 from openrepro.logbooks.records import FileRef, LogbookRecord, Run
 from openrepro.provenance import SandboxLimits, replay_run, run_sandboxed, sandbox_problem
-from openrepro.provenance.replay import diagnose, file_differs
+from openrepro.provenance.replay import compare_outputs, diagnose, file_differs
 
 ALLOW_NO_SANDBOX = "OPENREPRO_TEST_ALLOW_NO_SANDBOX"
 
@@ -220,3 +220,9 @@ def test_a_run_replays_with_the_participants_code(tmp_path: Path) -> None:
     with_code = replay_run(record, run, lambda ref: None, timeout_s=30, memory_mb=512,
                            code=code)  # fmt: skip
     assert with_code.status == "matched", with_code.details
+
+
+def test_trackios_own_messages_are_not_compared() -> None:
+    recorded = "* Trackio metrics logged to the local Trackio cache.\ntrackio show --project r\n"
+    assert compare_outputs(recorded + "acc 0.5\n", "acc 0.5\n", 1e-6) == []
+    assert compare_outputs(recorded + "acc 0.5\n", "acc 0.7\n", 1e-6) == ["acc 0.5"]

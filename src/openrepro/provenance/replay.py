@@ -82,6 +82,12 @@ _TIMING_RE = re.compile(
     r"(?i)\b(?:time|elapsed|duration|seconds?|secs?|ms|eta|it/s|s/it|throughput|speed|"
     r"took|wall|samples/s|tokens/s)\b|\d(?:s|ms)\b|%\|"
 )
+#: what Trackio itself prints around a run (its version and cache path differ between the
+#: participant's machine and the replay): not the run's output
+_TRACKIO_CHATTER_RE = re.compile(
+    r"(?i)^\s*(?:\*\s.*\btrackio\b|\*\s*view dashboard|\*\s*created new run|\*\s*or by running"
+    r"|trackio show\b)"
+)
 _NUMBER_RE = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _MAX_OUTPUT = 200_000
 
@@ -302,14 +308,19 @@ def _same_numbers(a: list[float], b: list[float], rel_tol: float) -> bool:
 
 def compare_outputs(recorded: str, replayed: str, rel_tol: float) -> list[str]:
     """Recorded output lines with no counterpart in the replayed output (same text, numbers
-    within ``rel_tol``, absolute paths ignored); blank lines and lines about time or speed are
-    not compared."""
+    within ``rel_tol``, absolute paths ignored); blank lines, lines about time or speed and
+    Trackio's own messages (``* Trackio metrics logged to ...``) are not compared."""
     pool: dict[str, list[list[float]]] = {}
     for line in replayed.splitlines():
         pool.setdefault(_skeleton(line), []).append(_numbers_of(line))
     missing: list[str] = []
     for line in recorded.splitlines():
-        if not line.strip() or _TIMING_RE.search(line) or line.strip() == "[interrupted]":
+        if (
+            not line.strip()
+            or _TIMING_RE.search(line)
+            or _TRACKIO_CHATTER_RE.search(line)
+            or line.strip() == "[interrupted]"
+        ):
             continue
         numbers = _numbers_of(line)
         candidates = pool.get(_skeleton(line), [])
