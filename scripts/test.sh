@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh test  # adds the dev and ray extras
 source scripts/postgres.sh
 source scripts/chromium.sh
+source scripts/bubblewrap.sh  # the replay sandbox
 export OPENREPRO_TEST_REQUIRE_POSTGRES=1
 echo "== ruff" >&2
 .venv/bin/ruff check src tests bench scripts

@@ -286,13 +286,17 @@ def odd_cell_ids(root: Path) -> Expect:
 
 
 def side_files(root: Path) -> Expect:
-    """A challenge claims copy, a STATUS.md with the event's verdict, the paper's PDF."""
+    """A challenge claims copy, a STATUS.md with the event's verdict, the paper's PDF; a poster
+    and a one-page PDF beside it are not the paper (not listed)."""
     _schema1(root, {"arxiv_id": ARXIV}, ["icml2026-repro", f"paper-{ORID}"])
     claims = [{"id": f"c{i}", "claim": f"Claim {i} of the paper."} for i in range(1, 6)]
     _save(root, "claims_snapshot.json", {"paper": ORID, "claims": claims})
     (root / "STATUS.md").write_text("# STATUS: published, 5/5 verified\n", encoding="utf-8")
     (root / "paper").mkdir()
     (root / "paper" / "paper.pdf").write_bytes(b"%PDF-1.4\n% not read\n")
+    (root / "paper" / "ICML_poster.pdf").write_bytes(b"%PDF-1.4\n% a poster\n")
+    one_page = b"%PDF-1.4\n2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n"
+    (root / "summary.pdf").write_bytes(one_page)
     return Expect(paper=ORID, linked_by="tag", side_kinds=["claims-copy", "paper-pdf", "status"])
 
 

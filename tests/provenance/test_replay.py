@@ -19,7 +19,10 @@ from cases import OUTSIDE, TRAIN, ensure_paper
 from sqlalchemy import select
 
 from openrepro.challenge import ChallengeContext
+from openrepro.evidence.checks import apply_levels, stored_levels
+from openrepro.evidence.records import Measurement, Pointer
 from openrepro.judge.service import judge_logbooks
+from openrepro.logbooks.service import load_logbook
 from openrepro.logbooks.submit import submit_logbook
 from openrepro.provenance import replay_logbook
 from openrepro.store import Verdict
@@ -159,3 +162,40 @@ def test_forged_run_cell_is_caught(challenge: ChallengeContext, tmp_path: Path) 
     assert {"run_cell_inconsistent", "script_cannot_log_metric"} <= set(verdict.flags)
     report = replay_logbook(challenge, book, claim="p1/C1", budget_seconds=60)
     assert [r.status for r in report.results] == ["mismatched"]
+
+
+WRITE = """
+import os, sys
+os.makedirs("results", exist_ok=True)
+with open("results/scores.csv", "w") as out:
+    out.write("seed,accuracy\\n" + "".join(f"{s},{88.0 + s / 10:.1f}\\n" for s in range(3)))
+print("wrote results/scores.csv")
+"""
+
+
+def test_a_replayed_file_is_replayed_evidence(challenge: ChallengeContext, tmp_path: Path) -> None:
+    slug, ws = _workspace(challenge, tmp_path / "files")
+    (ws / "write.py").write_text(WRITE, encoding="utf-8")
+    _call(ws, TRACKIO, "logbook", "run", "--page", slug, "--", sys.executable, "write.py")
+    book = submit_logbook(challenge, ws, handle="files").logbook_id
+    with challenge.store.session() as session:
+        record = load_logbook(session, challenge.challenge_id, book)
+    [run] = [r for r in record.runs if "write.py" in r.command]
+    assert [f.path for f in run.produced] == ["results/scores.csv"]
+    report = replay_logbook(challenge, book, budget_seconds=120)
+    [result] = report.results
+    assert result.status == "matched", result.details
+    assert result.details["files_reproduced"] == {"results/scores.csv": run.produced[0].sha256}
+    assert report.isolation.startswith("bubblewrap")
+    with challenge.store.session() as session:
+        levels = stored_levels(session, book)
+    assert levels.runs[run.id].level == "replayed"
+    assert levels.files == {"results/scores.csv": run.id}
+    # a value read from that file is replayed, even where no run is tied to it
+    cell = Pointer(kind="table_cell", path="results/scores.csv", table=run.produced[0].sha256,
+                   row=1, column="accuracy")  # fmt: skip
+    loose = Measurement(value=88.0, metric="accuracy", pointer=cell, within_run=False)
+    [levelled], _ = apply_levels(record, "p1/C1", [loose], levels)
+    assert levelled.level == "replayed"
+    [unreplayed], _ = apply_levels(record, "p1/C1", [loose])
+    assert unreplayed.level == "testimony"

@@ -62,3 +62,7 @@ def test_the_evidence_map_example_is_a_valid_map(
     assert list(parsed.claims) == ["p1/C1"]
     assert parsed.pointers("p1/C1", "C1", "accuracy")[0].where == {"method": "ours"}
     assert "evidence_map.json" in (tmp_path / "ws" / "AGENTS.md").read_text()
+    # the file layout that binds: one file per run, never rewritten after it
+    layout = text.split("## Files your runs write", 1)[1].split("\n## ", 1)[0]
+    assert "outputs/\n  p1/C1/\n    seed0.csv" in layout
+    assert "artifact_changed_after_run" in layout and "replay" in layout

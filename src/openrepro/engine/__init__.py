@@ -1,6 +1,7 @@
-"""Where extraction and judging run: ``local`` (this process, the default) or ``ray`` (tasks on
-a Ray cluster, or a local Ray instance). Both call the same per-item functions, so they store
-the same results; Ray is an optional dependency, imported only when used."""
+"""Where extraction, judging and replays run: ``local`` (this process, the default) or
+``ray`` (tasks on a Ray cluster, or a local Ray instance). Both call the same per-item
+functions, so they store the same results; Ray is an optional dependency, imported only when
+used."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from openrepro.engine.ray_engine import (
     judge_logbooks_ray,
     pin_model,
     ray_session,
+    replay_logbooks_ray,
     require_ray,
 )
 
@@ -22,6 +24,7 @@ __all__ = [
     "judge_logbooks_ray",
     "pin_model",
     "ray_session",
+    "replay_logbooks_ray",
     "require_ray",
 ]
 

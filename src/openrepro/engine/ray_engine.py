@@ -33,6 +33,7 @@ from openrepro.identity.service import ensure_writable
 from openrepro.judge.engine import judge_config
 from openrepro.judge.service import JudgeReport, VerdictRow, judge_logbook, judge_targets
 from openrepro.llm import LLMClient, Usage, make_backend, open_client
+from openrepro.provenance.replay import ReplayReport, replay_logbook, replay_targets
 from openrepro.store import Store
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "judge_logbooks_ray",
     "pin_model",
     "ray_session",
+    "replay_logbooks_ray",
     "require_ray",
 ]
 
@@ -179,6 +181,24 @@ def extract_batch(task: ExtractTask, paper_ids: list[int]) -> list[PaperExtracti
     return [extract_one(ctx, client, paper_id) for paper_id in paper_ids]
 
 
+@dataclass(frozen=True)
+class ReplayTask:
+    settings: Settings
+    challenge_id: int
+    budget_per_logbook: float
+    memory_mb: int | None
+
+
+def replay_batch(task: ReplayTask, logbook_ids: list[int]) -> list[ReplayReport]:
+    """Replay ``logbook_ids`` one after the other in the sandbox (the body of one Ray task)."""
+    ctx = _context(task.settings, task.challenge_id)
+    return [
+        replay_logbook(ctx, logbook_id, budget_seconds=task.budget_per_logbook,
+                       memory_mb=task.memory_mb)
+        for logbook_id in logbook_ids
+    ]  # fmt: skip
+
+
 # -- the driver side ------------------------------------------------------------------------
 
 
@@ -280,6 +300,39 @@ def judge_logbooks_ray(
             report.verdicts += rows
     report.seconds = round(time.perf_counter() - started, 3)
     return report
+
+
+def replay_logbooks_ray(
+    ctx: ChallengeContext,
+    *,
+    budget_per_logbook: float,
+    budget: float | None = None,
+    memory_mb: int | None = None,
+    progress: Callable[[ReplayReport], None] | None = None,
+    options: RayOptions | None = None,
+) -> list[ReplayReport]:
+    """:func:`openrepro.provenance.replay.replay_all` on Ray: the same logbooks (newest
+    revision each), the same per-logbook function (results stored per logbook, in its
+    sandbox), reports in logbook order. ``budget`` (seconds in all) caps each logbook's share
+    at ``budget / logbooks``; runs over a logbook's share are queued."""
+    options = options or RayOptions()
+    ensure_writable(ctx)
+    targets = replay_targets(ctx)
+    per = budget_per_logbook
+    if budget is not None and targets:
+        per = min(per, budget / len(targets))
+    task = ReplayTask(ctx.settings, ctx.challenge_id, per, memory_mb)
+
+    def done(items: list[ReplayReport]) -> None:
+        for report in items:
+            if progress is not None:
+                progress(report)
+
+    with ray_session(options) as ray:
+        remote = ray.remote(num_cpus=1, max_retries=0)(replay_batch)
+        fanout = _Fanout(ray, remote, _inflight(ray, options))
+        results = fanout.run(task, _batches(targets, 1), done)
+    return [report for batch in results for report in batch]
 
 
 def extract_claims_ray(

@@ -26,7 +26,9 @@ A run with ``run_cell_inconsistent``, ``output_edited`` or ``script_cannot_log_m
 downgraded to ``testimony``: its measurements no longer count, whatever a replay found. A
 stored replay or attestation (:class:`EvidenceLevels`, from the ``replays`` table) raises a
 run to ``replayed``/``attested`` when it matched, and downgrades it to ``testimony`` with
-``replay_mismatch`` / ``attestation_mismatch`` when it did not.
+``replay_mismatch`` / ``attestation_mismatch`` when it did not. A value read from a logbook file
+that a matched replay wrote again (``EvidenceLevels.files``) is ``replayed``, whichever run the
+logbook ties the file to.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from sqlalchemy.orm import Session
 from openrepro.evidence.gather import claim_metric_prefix
 from openrepro.evidence.levels import ProvenanceLevel, check_level, level_rank, weakest
 from openrepro.evidence.records import Flag, Measurement
-from openrepro.logbooks.records import LogbookRecord, Run
+from openrepro.logbooks.records import LogbookRecord, Run, changed_after_run
 from openrepro.store.tables_provenance import Replay
 
 __all__ = [
@@ -85,9 +87,12 @@ class RunStanding(BaseModel):
 
 
 class EvidenceLevels(BaseModel):
-    """Standings of a logbook's runs from replays and attestations, keyed by run (cell) id."""
+    """Standings of a logbook's runs from replays and attestations, keyed by run (cell) id;
+    ``files``: logbook files a matched replay wrote again, byte for byte or within tolerance
+    (path -> the run replayed), which are ``replayed`` whichever run the logbook ties them to."""
 
     runs: dict[str, RunStanding] = Field(default_factory=dict)
+    files: dict[str, str] = Field(default_factory=dict)
 
 
 def cell_problems(record: LogbookRecord) -> dict[str, list[str]]:
@@ -168,19 +173,9 @@ def script_can_log(run: Run, key: str) -> bool:
 
 
 def artifact_changes(record: LogbookRecord) -> list[str]:
-    """Paths of artifacts whose cell recorded a size other than the file's size now."""
-    cells = {cell.id: cell for page in record.pages for cell in page.cells}
-    # a table several runs appended to: each run's cell recorded the size after its rows
-    grown = {(t.path, part.size) for t in record.tables for part in t.segments}
-    changed: list[str] = []
-    for artifact in record.artifacts:
-        cell = cells.get(artifact.cell)
-        size = cell.meta.get("size") if cell is not None else None
-        if (artifact.file.path, size) in grown:
-            continue  # grown by appended rows only (logbooks.tables: segments)
-        if isinstance(size, int) and not isinstance(size, bool) and size != artifact.file.size:
-            changed.append(artifact.file.path)
-    return changed
+    """Paths of artifacts whose cell recorded a size other than the file's size now
+    (:func:`openrepro.logbooks.records.changed_after_run`)."""
+    return [artifact.file.path for artifact, _, _ in changed_after_run(record)]
 
 
 def check_record(record: LogbookRecord) -> dict[str, list[Flag]]:
@@ -208,6 +203,16 @@ def apply_levels(
     levelled: list[Measurement] = []
     for m in found:
         run = runs.get(m.run)
+        replayed_file = external.files.get(m.pointer.path) if m.pointer.path else None
+        if m.pointer.kind == "table_cell" and replayed_file is not None:
+            # a replay in the sandbox wrote this very file again: it is replayed evidence
+            # (even if it changed after the recorded run: the replay made it as it is now),
+            # unless the replayed run's own record is flawed
+            flawed = list(static.get(replayed_file, []))
+            flags += flawed
+            level_file: ProvenanceLevel = "testimony" if flawed else "replayed"
+            levelled.append(m.model_copy(update={"level": level_file}))
+            continue
         if run is None or not m.within_run:
             # not tied to a run cell by id (an LLM-picked metric names Trackio's run name)
             level_of: ProvenanceLevel = "self-recorded" if m.within_run else "testimony"
@@ -260,8 +265,13 @@ def stored_levels(session: Session, logbook_id: int) -> EvidenceLevels:
         elif row.status == "matched" and level_rank(row.level) > level_rank(standing.level):
             standing.level = check_level(row.level)
             standing.notes.append(f"{kind} #{row.id} matched")
+        if row.status == "matched" and kind == "replay":
+            reproduced = (row.details or {}).get("files_reproduced") or {}
+            levels.files.update({path: run_id for path in reproduced if isinstance(path, str)})
     for standing in levels.runs.values():
         if standing.flags:
             standing.level = "testimony"
+    levels.files = {path: run for path, run in levels.files.items()
+                    if not levels.runs.get(run, RunStanding()).flags}  # fmt: skip
     levels.runs = {k: v for k, v in levels.runs.items() if v.flags or v.notes}
     return levels

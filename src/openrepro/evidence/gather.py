@@ -604,6 +604,21 @@ INJECTION_PATTERNS: tuple[str, ...] = (
     r"</?\s*(?:system|instructions?)\s*>",
 )
 _INJECTION_RES = tuple(re.compile(p, re.IGNORECASE) for p in INJECTION_PATTERNS)
+#: the patterns about a verdict (indices in INJECTION_PATTERNS), not applied to the lines of
+#: the event's own convention, a verdict heading (:data:`VERDICT_HEADING`)
+_VERDICT_PATTERNS = (3, 4)
+#: A participant's verdict written as the event's claim pages do, one line that is a heading or
+#: starts in bold: ``## Verdict: partial``, ``**Verdict: VERIFIED**``, ``**Verdict:** verified
+#: at toy scale``. Testimony (never evidence), not an instruction: such a line is not
+#: injection, unless it also speaks to a model (the other patterns still read it, and a line
+#: naming the judge, a model or an instruction is not a heading).
+VERDICT_HEADING = re.compile(
+    r"^\s*(?:>\s*)?(?:[-*+]\s+)?(?:#{1,6}\s+(?:\*\*|__)?|\*\*|__)\s*"
+    r"(?:(?:final|overall|our|claim\s+[\w.-]+)\s*[:\u2014\u2013-]?\s*)?verdict\s*(?:\*\*|__)?\s*"
+    r"[:=\u2014\u2013-]\s*(?!.*\b(?:judge|grader|evaluator|model|assistant|instruct\w*|"
+    r"prompt|ignore|must|should|output|respond|answer)\b)(?:[^\s].{0,118})?$",
+    re.IGNORECASE | re.MULTILINE,
+)
 _COLON_LINE_RE = re.compile(r"^\s*:\s*$", re.MULTILINE)  # a line that is only ":"
 
 
@@ -612,16 +627,21 @@ def looks_like_injection(text: str) -> bool:
 
     Zero-width and bidi characters are removed and the text NFKC-normalised first, so look-alike
     and hidden characters do not hide a pattern. Each line is tested for markers that start a
-    line; the whole text, with whitespace collapsed, for the rest.
+    line; the whole text, with whitespace collapsed, for the rest. A verdict heading of the
+    event's claim pages (:data:`VERDICT_HEADING`) is not read as a verdict aimed at the judge.
     """
     clean = unicodedata.normalize("NFKC", _strip_format(text))
     if _COLON_LINE_RE.search(clean):
         return True
-    lines = [" ".join(line.split()) for line in clean.splitlines()]
-    flat = " ".join(clean.split())
-    return any(pattern.search(flat) for pattern in _INJECTION_RES) or any(
-        pattern.search(line) for pattern in _INJECTION_RES for line in lines
-    )
+    texts = (clean, VERDICT_HEADING.sub("", clean))  # what the verdict patterns read: the second
+    for index, pattern in enumerate(_INJECTION_RES):
+        source = texts[index in _VERDICT_PATTERNS]
+        flat = " ".join(source.split())
+        if pattern.search(flat) or any(
+            pattern.search(" ".join(line.split())) for line in source.splitlines()
+        ):
+            return True
+    return False
 
 
 def _strip_format(text: str) -> str:

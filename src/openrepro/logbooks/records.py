@@ -30,6 +30,7 @@ __all__ = [
     "TableRef",
     "TableValue",
     "Testimony",
+    "changed_after_run",
 ]
 
 _ADDED_FIELDS = ("tags", "paper_refs", "tables", "side_files", "evidence_map")
@@ -232,3 +233,21 @@ class LogbookRecord(BaseModel):
                 payload.pop(key, None)
         data = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8")
         return hashlib.sha256(data).hexdigest()[:20]
+
+
+def changed_after_run(record: LogbookRecord) -> list[tuple[Artifact, int, Run | None]]:
+    """Artifacts whose cell recorded a size other than the file's size now (the file changed
+    after the run wrote it): ``(artifact, recorded size, the run that produced it or None)``."""
+    cells = {cell.id: cell for page in record.pages for cell in page.cells}
+    producers = {ref.path: run for run in record.runs for ref in run.produced}
+    # a table several runs appended to: each run's cell recorded the size after its rows
+    grown = {(t.path, part.size) for t in record.tables for part in t.segments}
+    changed: list[tuple[Artifact, int, Run | None]] = []
+    for artifact in record.artifacts:
+        cell = cells.get(artifact.cell)
+        size = cell.meta.get("size") if cell is not None else None
+        if (artifact.file.path, size) in grown:
+            continue  # grown by appended rows only (logbooks.tables: segments)
+        if isinstance(size, int) and not isinstance(size, bool) and size != artifact.file.size:
+            changed.append((artifact, size, producers.get(artifact.file.path)))
+    return changed

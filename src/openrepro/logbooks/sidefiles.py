@@ -9,7 +9,8 @@ evidence:
   recorded (hashed, kept, its claim count shown) and never read as the challenge's claims: the
   judge uses the claims stored in the challenge;
 * a **status file** is testimony (the verdict someone else gave);
-* a **paper PDF** is ignored for evidence: it is listed, not kept, never read.
+* a **paper PDF** is ignored for evidence: it is listed, not kept, never read. A poster or
+  slides (:func:`is_poster`: so named, or a one-page PDF) is not the paper and is not listed.
 
 Only the folder's top level and its first level of sub-folders are looked at (``.trackio``,
 ``.git`` and hidden folders excepted), and at most :data:`MAX_SIDE_FILES` files are recorded.
@@ -25,7 +26,7 @@ from openrepro.logbooks.bundle import file_ref
 from openrepro.logbooks.manifest import MAX_JSON_BYTES
 from openrepro.logbooks.records import FileRef, SideFile, Testimony
 
-__all__ = ["MAX_SIDE_FILES", "find_side_files"]
+__all__ = ["MAX_SIDE_FILES", "find_side_files", "is_poster"]
 
 MAX_SIDE_FILES = 20
 MAX_STATUS_BYTES = 1024 * 1024
@@ -66,6 +67,26 @@ def _claim_count(path: Path) -> int | None:
     return len(data)
 
 
+_POSTER_NAME_RE = re.compile(r"poster|slides?|presentation|talk|banner|teaser", re.IGNORECASE)
+_PAGE_COUNT_RE = re.compile(rb"/Type\s*/Pages\b[^>]*?/Count\s+(\d+)", re.DOTALL)
+_PDF_PROBE_BYTES = 4 * 1024 * 1024
+
+
+def is_poster(path: Path) -> bool:
+    """A PDF that is not the paper: named as a poster or slides, or one page long (a poster;
+    a paper has several) when its page tree says so in plain text (compressed object streams
+    say nothing, and the PDF is then taken by its name)."""
+    if _POSTER_NAME_RE.search(path.stem):
+        return True
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(_PDF_PROBE_BYTES)
+    except OSError:
+        return False
+    counts = [int(n) for n in _PAGE_COUNT_RE.findall(head)]
+    return bool(counts) and max(counts) == 1
+
+
 def _first_line(path: Path) -> str:
     if path.stat().st_size > MAX_STATUS_BYTES:
         return ""
@@ -84,7 +105,11 @@ def find_side_files(base: Path) -> tuple[list[SideFile], list[FileRef], list[Tes
             break
         relative = path.relative_to(base).as_posix()
         name = path.name.lower()
-        if name.endswith(".pdf") and (path.parent == base or path.parent.name.lower() == "paper"):
+        if (
+            name.endswith(".pdf")
+            and (path.parent == base or path.parent.name.lower() == "paper")
+            and not is_poster(path)
+        ):
             size = path.stat().st_size
             sides.append(SideFile(kind="paper-pdf", path=relative, size=size,
                                   summary="a paper PDF: ignored for evidence"))  # fmt: skip

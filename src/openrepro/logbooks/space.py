@@ -23,6 +23,13 @@ takes precedence, as for a local logbook.
 Only what a logbook needs is downloaded (:data:`ALLOW_PATTERNS`), after the Space's file list
 was checked against a file-count and byte cap (those of archives, by default).
 
+**Gradio Spaces.** The 2026 event also scored logbooks published as Gradio Spaces: an
+``app.py`` that shows Markdown pages (``pages/*.md``) and result files (``evidence/*.json``,
+CSV), with no ``logbook.json``. :func:`read_gradio_space` reads them, from a folder or a
+``space:`` id (:data:`GRADIO_PATTERNS` are downloaded then), as testimony pages plus files no
+recorded run produced (format ``trackio``, format version ``gradio-space``); paper tags come
+from the Space card's front matter (``tags: [paper-<id>]``).
+
 A Space reference is written ``space:owner/name``, ``hf:owner/name`` or
 ``https://huggingface.co/spaces/owner/name`` (also ``hf.co``); a bare ``owner/name`` is a local
 path, never a Space, so a folder named ``a/b`` is never mistaken for one. The
@@ -40,7 +47,7 @@ from urllib.parse import urlsplit
 
 from openrepro.errors import LogbookError
 from openrepro.logbooks.manifest import EVIDENCE_MAP_FILE, page_tree
-from openrepro.logbooks.records import Cell, LogbookRecord, Metric, Run
+from openrepro.logbooks.records import Cell, FileRef, LogbookRecord, Metric, Run
 from openrepro.logbooks.trackio_reader import (
     MANIFEST,
     _Builder,
@@ -56,8 +63,12 @@ from openrepro.logbooks.trackio_reader import (
 
 __all__ = [
     "ALLOW_PATTERNS",
+    "GRADIO_FORMAT_VERSION",
+    "GRADIO_PATTERNS",
     "download_space",
+    "is_gradio_space",
     "parse_space_ref",
+    "read_gradio_space",
     "read_space_logbook",
     "space_url",
 ]
@@ -177,11 +188,16 @@ def download_space(
     except Exception as exc:  # HfHubHTTPError, or the HTTP client's transport errors
         raise _hub_error(space_id, exc) from exc
     sizes = {s.rfilename: s.size or 0 for s in info.siblings or []}
+    patterns = ALLOW_PATTERNS
     if MANIFEST not in sizes:
-        raise LogbookError(
-            f"Space {space_id}: no {MANIFEST} in it (not a logbook published by Trackio)"
-        )
-    wanted = [n for n in sorted(sizes) if any(fnmatch.fnmatch(n, p) for p in ALLOW_PATTERNS)]
+        gradio = "app.py" in sizes and any(fnmatch.fnmatch(n, "pages/*.md") for n in sizes)
+        if not gradio:
+            raise LogbookError(
+                f"Space {space_id}: no {MANIFEST} in it (not a logbook published by Trackio) "
+                "and no app.py with pages/*.md (not a Gradio-Space logbook)"
+            )
+        patterns = GRADIO_PATTERNS
+    wanted = [n for n in sorted(sizes) if any(fnmatch.fnmatch(n, p) for p in patterns)]
     total = sum(sizes[name] for name in wanted)
     if len(wanted) > max_files:
         raise LogbookError(
@@ -200,7 +216,7 @@ def download_space(
             revision=info.sha,
             local_dir=dest,
             cache_dir=dest / ".cache" / "openrepro-hub",
-            allow_patterns=ALLOW_PATTERNS,
+            allow_patterns=patterns,
             endpoint=endpoint,
             token=token,
             max_workers=4,
@@ -210,7 +226,7 @@ def download_space(
     written = sum((dest / name).stat().st_size for name in wanted if (dest / name).is_file())
     if written > max_bytes:  # the file list understated the sizes
         raise LogbookError(f"Space {space_id}: downloaded {written} bytes, over {max_bytes}")
-    if not (dest / MANIFEST).is_file():
+    if patterns is ALLOW_PATTERNS and not (dest / MANIFEST).is_file():
         raise LogbookError(f"Space {space_id}: {MANIFEST} was not downloaded")
     return dest
 
@@ -247,8 +263,11 @@ def _metrics(folder: Path) -> list[Metric]:
 
 
 def read_space_logbook(folder: Path) -> LogbookRecord:
-    """Read a downloaded logbook Space (``logbook.json`` at the root of ``folder``)."""
+    """Read a downloaded logbook Space (``logbook.json`` at the root of ``folder``, or a
+    Gradio-Space logbook: :func:`read_gradio_space`)."""
     manifest_path = folder / MANIFEST
+    if not manifest_path.is_file() and is_gradio_space(folder):
+        return read_gradio_space(folder)
     if not manifest_path.is_file():
         raise LogbookError(f"{folder}: no {MANIFEST} (not a published Trackio logbook)")
     manifest = _read_manifest(manifest_path, MANIFEST)
@@ -260,3 +279,115 @@ def read_space_logbook(folder: Path) -> LogbookRecord:
         name = path.relative_to(folder).as_posix()
         builder.add_page(node, _read_text(path, name), name)
     return build_record(manifest, builder, _metrics(folder), str(folder))
+
+
+# ---- Gradio Spaces: pages, an app, files ----
+
+#: what a Gradio-Space logbook needs, downloaded by :func:`download_space` when the Space has no
+#: ``logbook.json`` (``*`` crosses folders in these patterns)
+GRADIO_PATTERNS = ["README.md", "app.py", "pages/*.md", "evidence/*", EVIDENCE_MAP_FILE]
+GRADIO_FORMAT_VERSION = "gradio-space"
+_FRONT_MATTER_RE = re.compile(r"\A---\n(.*?)\n---\n", re.DOTALL)
+_HEADING_RE = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
+_SLUG_RE = re.compile(r"[^a-z0-9]+")
+
+
+def _front_matter(text: str) -> tuple[str, list[str]]:
+    """``(title, tags)`` of a Space card's YAML front matter (the two keys read; a simple
+    reader: ``key: value`` lines and ``- item`` lists)."""
+    match = _FRONT_MATTER_RE.match(text.replace("\r\n", "\n"))
+    if match is None:
+        return "", []
+    title, tags, key = "", [], ""
+    for line in match.group(1).splitlines():
+        stripped = line.strip()
+        if stripped.startswith("- ") and key == "tags":
+            tags.append(stripped[2:].strip().strip("'\""))
+        elif ":" in line and not line.startswith((" ", "\t")):
+            key, _, value = line.partition(":")
+            key, value = key.strip(), value.strip()
+            if key == "title":
+                title = value.strip("'\"")
+            elif key == "tags" and value.startswith("["):
+                tags += [t.strip().strip("'\"") for t in value.strip("[]").split(",") if t.strip()]
+    return title, tags[:50]
+
+
+def is_gradio_space(folder: Path) -> bool:
+    """A Gradio-Space logbook: ``app.py`` and Markdown pages under ``pages/``, no ``logbook.json``
+    (a Trackio logbook, local or published, has one)."""
+    pages = folder / "pages"
+    return (
+        (folder / "app.py").is_file()
+        and pages.is_dir()
+        and not (folder / MANIFEST).is_file()
+        and any(p.suffix == ".md" and p.is_file() for p in pages.rglob("*.md"))
+    )
+
+
+def _page_slug(relative: PurePosixPath) -> str:
+    parts = list(relative.parts[1:])  # under pages/
+    if parts and parts[-1] == "page.md" and len(parts) > 1:
+        parts = parts[:-1]
+    else:
+        parts[-1] = parts[-1][: -len(".md")]
+    return _SLUG_RE.sub("-", "/".join(parts).lower()).strip("-") or "page"
+
+
+def read_gradio_space(folder: Path, *, max_files: int = DEFAULT_MAX_FILES) -> LogbookRecord:
+    """Read a Gradio-Space logbook (the event's other layout: ``app.py`` showing Markdown pages
+    ``pages/*.md`` and result files, often ``evidence/*.json``): each page is testimony, every
+    other file of the Space (``evidence/`` and the rest, hidden files, ``pages/`` and the card
+    aside) a file no recorded run produced. It has no runs and no metrics, so nothing in it is
+    evidence by itself: a value in its files stays ``testimony`` until a higher level (a replay,
+    an attested job) stands behind it."""
+    from openrepro.logbooks.bundle import file_ref
+    from openrepro.logbooks.linking import paper_refs
+    from openrepro.logbooks.records import Page, Testimony
+    from openrepro.logbooks.tables import index_tables
+    from openrepro.logbooks.trackio_reader import _claims
+
+    if not is_gradio_space(folder):
+        raise LogbookError(f"{folder}: not a Gradio-Space logbook (app.py and pages/*.md)")
+    warnings: list[str] = []
+    card = folder / "README.md"
+    title, tags = _front_matter(_read_text(card, "README.md")) if card.is_file() else ("", [])
+    pages: list[Page] = []
+    testimony: list[Testimony] = []
+    seen: set[str] = set()
+    for path in sorted((folder / "pages").rglob("*.md")):
+        if path.is_symlink() or not path.is_file():
+            continue
+        relative = PurePosixPath(path.relative_to(folder).as_posix())
+        slug = _page_slug(relative)
+        if slug in seen:
+            warnings.append(f"{relative}: page name {slug!r} repeats; read as {slug}~2")
+            slug += "~2"
+        seen.add(slug)
+        text = _read_text(path, str(relative)).replace("\r\n", "\n")
+        heading = _HEADING_RE.search(text)
+        page_title = heading.group(1).strip("*_ ") if heading else slug
+        cell = Cell(id=f"{slug}#0", type="markdown", page=slug, body=text.strip())
+        pages.append(Page(slug=slug, title=page_title, cells=[cell]))
+        testimony.append(Testimony(page=slug, cell=cell.id, text=text))
+    files: list[FileRef] = []
+    for path in sorted(folder.rglob("*")):
+        name = path.relative_to(folder)
+        hidden = any(part.startswith(".") for part in name.parts)
+        if hidden or path.is_symlink() or not path.is_file():
+            continue
+        if name.parts[0] == "pages" or name.as_posix() in ("README.md", EVIDENCE_MAP_FILE):
+            continue
+        if len(files) >= max_files:
+            warnings.append(f"more than {max_files} files: the rest are left out")
+            break
+        files.append(file_ref(folder, name.as_posix(), "Gradio Space"))
+    tables, problems = index_tables(folder, [], pages, [(ref, "", "") for ref in files])
+    refs = paper_refs(None, tags, "README.md (Space card)")
+    paper_id = next((r.value for r in refs if r.kind == "tag"), None)
+    return LogbookRecord(
+        format="trackio", format_version=GRADIO_FORMAT_VERSION, title=title,
+        paper_id=paper_id, claims=_claims(paper_id, pages, []), pages=pages, testimony=testimony,
+        files=files, source=str(folder), tags=tags, paper_refs=refs, tables=tables,
+        warnings=[*warnings, *problems],
+    )  # fmt: skip

@@ -37,7 +37,7 @@ from openrepro.logbooks.bundle import file_ref
 from openrepro.logbooks.limits import check_record
 from openrepro.logbooks.linking import link_paper
 from openrepro.logbooks.manifest import EVIDENCE_MAP_FILE, read_evidence_map
-from openrepro.logbooks.records import LogbookRecord, PaperRef
+from openrepro.logbooks.records import LogbookRecord, PaperRef, changed_after_run
 from openrepro.logbooks.trackio_reader import page_claims
 from openrepro.store import Claim, Logbook, Participant
 
@@ -86,6 +86,8 @@ def _find_root(folder: Path) -> tuple[Path, str]:
     children = [c for c in folder.iterdir() if c.is_dir() and not c.is_symlink()]
     if len(children) == 1 and not any(f.is_file() for f in folder.iterdir()):
         candidates.append(children[0])
+    from openrepro.logbooks.space import is_gradio_space
+
     for root in candidates:
         if (root / "manifest.json").is_file():
             return root, "bundle"
@@ -93,9 +95,11 @@ def _find_root(folder: Path) -> tuple[Path, str]:
             root / "logbook.json"
         ).is_file():
             return root, "trackio"
+        if is_gradio_space(root):
+            return root, "gradio-space"
     raise LogbookError(
-        f"{folder}: neither a Trackio logbook (.trackio/logbook/logbook.json) nor an openrepro "
-        "bundle (manifest.json)"
+        f"{folder}: neither a Trackio logbook (.trackio/logbook/logbook.json), a Gradio-Space "
+        "logbook (app.py and pages/*.md) nor an openrepro bundle (manifest.json)"
     )
 
 
@@ -141,6 +145,10 @@ def read_logbook(root: Path) -> LogbookRecord:
         from openrepro.logbooks.bundle import read_bundle
 
         return read_bundle(found)
+    if kind == "gradio-space":
+        from openrepro.logbooks.space import read_gradio_space
+
+        return read_gradio_space(found)
     from openrepro.logbooks.trackio_reader import read_trackio_logbook
 
     return read_trackio_logbook(found)
@@ -285,6 +293,20 @@ def submit_logbook(
             shutil.rmtree(staging, ignore_errors=True)
 
 
+def changed_file_warnings(record: LogbookRecord) -> list[str]:
+    """One warning per file that changed after the run that wrote it, naming the run: its
+    values no longer count as that run's evidence (``artifact_changed_after_run``)."""
+    warnings = []
+    for artifact, recorded, run in changed_after_run(record):
+        who = f"run {run.id} (`{' '.join(run.command)}`)" if run else "its artifact cell"
+        warnings.append(
+            f"{artifact.file.path} changed after {who} wrote it ({recorded} bytes then, "
+            f"{artifact.file.size} now): its values are not that run's evidence "
+            "(artifact_changed_after_run); let each run write its own file, see INSTRUCTIONS.md"
+        )
+    return warnings
+
+
 def with_evidence_map(record: LogbookRecord, root: Path) -> LogbookRecord:
     """``record`` with the evidence map found at ``root`` (kept as a file too, so the stored
     logbook holds what the participant wrote); a malformed map refuses the submission with a
@@ -328,7 +350,7 @@ def _store(
     """Write the record in one transaction, linked to ``explicit`` or the paper it names;
     ``place`` moves its files into the store just before the commit (once every check has
     passed)."""
-    warnings: list[str] = list(record.warnings)
+    warnings: list[str] = list(record.warnings) + changed_file_warnings(record)
     with ctx.store.session() as session:
         check_not_frozen(session, ctx.challenge_id)
         paper, decided = link_paper(session, ctx.challenge_id, _refs(record), explicit=explicit)

@@ -17,23 +17,25 @@ from openrepro.provenance.attest import (
 from openrepro.provenance.replay import (
     ReplayReport,
     ReplayResult,
-    isolation_available,
     replay_all,
     replay_logbook,
     replay_run,
     runs_for_claim,
 )
+from openrepro.provenance.sandbox import SandboxLimits, run_sandboxed, sandbox_problem
 
 __all__ = [
     "JobEvidence",
     "ReplayReport",
     "ReplayResult",
+    "SandboxLimits",
     "attest_if_cited",
     "attest_logbook",
     "attest_run",
-    "isolation_available",
     "replay_all",
     "replay_logbook",
     "replay_run",
+    "run_sandboxed",
     "runs_for_claim",
+    "sandbox_problem",
 ]

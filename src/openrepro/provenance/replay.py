@@ -1,40 +1,39 @@
-"""`openrepro replay`: re-run a logbook's recorded runs and compare what they produce.
+"""`openrepro replay`: re-run a logbook's recorded runs in a sandbox and compare what they produce.
 
 For each run cell that backs a claim's evidence (every run of the logbook without ``claim``),
 :func:`replay_run` builds a fresh temporary working copy: the logbook's stored files (from the
-content-addressed store) and the scripts the run cell shows, at their paths. It runs the
-recorded command there with a time limit (the process group is killed), a memory limit
-(``RLIMIT_AS``), a file-size limit, a minimal environment (``HOME`` and ``TRACKIO_DIR`` inside
-the copy, ``HF_HUB_OFFLINE=1``) and, where the platform allows it, no network (``unshare -rn``:
-a new user and network namespace with only a loopback device). A ``python``/``python3`` command
-runs under this interpreter. The metrics the replay logs land in the fresh ``TRACKIO_DIR`` and
-are read back by :func:`~openrepro.logbooks.trackio_reader.read_trackio_logbook`.
+content-addressed store) and the scripts the run cell shows, at their paths; the files the run
+is recorded to have produced are left out, so the replay must make them again. It runs the
+recorded command there in the sandbox of :mod:`openrepro.provenance.sandbox` (bubblewrap:
+read-only system, no home, no network, the working copy the only writable place; CPU, memory,
+process, file-size and wall-clock limits) with a minimal environment (``HOME``, ``TMPDIR`` and
+``TRACKIO_DIR`` inside the copy, ``HF_HUB_OFFLINE=1``). A ``python``/``python3`` command runs
+under this interpreter. The metrics the replay logs land in the fresh ``TRACKIO_DIR`` and are
+read back by :func:`~openrepro.logbooks.trackio_reader.read_trackio_logbook`. Without a working
+sandbox nothing runs (``skipped``, with the reason).
 
 It then compares with the record: the exit code; every metric the run logged (last step per
 series and key) within the claim's tolerance (``rel_tol``); every recorded output line, exactly
-for its text and within the tolerance for its numbers (lines about time or speed are skipped).
-The result (``matched``, ``mismatched``, ``failed``, ``timeout``, ``skipped``, or ``queued``
-when the run's recorded duration exceeds the remaining budget) is stored in the ``replays``
-table; a matched replay makes the run's evidence ``replayed``.
-
-This is NOT a sandbox: see ``docs/provenance.md`` for what isolation is and is not provided.
+for its text and within the tolerance for its numbers (lines about time or speed are skipped);
+every file the run is recorded to have produced, and every logbook file the replay wrote again
+(byte for byte, else line by line with numbers within the tolerance). The result (``matched``,
+``mismatched``, ``failed``, ``timeout``, ``skipped``, or ``queued`` when the run's recorded
+duration exceeds the remaining budget) is stored in the ``replays`` table; a matched replay
+makes the run's evidence, and the logbook files it wrote again (``files_reproduced``),
+``replayed``. A run that could not be replayed says why (``cannot_replay``: ``gpu``, ``data``,
+``network``, ``package``, ``sandbox``).
 """
 
 from __future__ import annotations
 
-import contextlib
+import hashlib
 import math
 import os
 import re
-import resource
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
-from functools import cache
+from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
@@ -47,34 +46,47 @@ from openrepro.errors import LogbookError, NotFoundError
 from openrepro.evidence.decide import DEFAULT_REL_TOL
 from openrepro.evidence.gather import measurements
 from openrepro.evidence.levels import ProvenanceLevel
+from openrepro.jobs.records import JobView
 from openrepro.logbooks.records import FileRef, LogbookRecord, Metric, Run
 from openrepro.logbooks.revisions import latest_logbook_ids
 from openrepro.logbooks.service import load_logbook, locator
 from openrepro.logbooks.trackio_reader import read_trackio_logbook
+from openrepro.provenance.sandbox import (
+    SandboxLimits,
+    run_sandboxed,
+    sandbox_description,
+    sandbox_problem,
+)
 from openrepro.store import Claim, Logbook, Paper
 from openrepro.store.tables_provenance import Replay
 
 __all__ = [
+    "REPLAY_ACCOUNT",
     "ReplayReport",
     "ReplayResult",
     "ReplayStatus",
     "compare_outputs",
-    "isolation_available",
+    "diagnose",
+    "file_differs",
     "replay_all",
+    "replay_as_jobs",
     "replay_logbook",
     "replay_run",
+    "replay_targets",
     "runs_for_claim",
 ]
 
 ReplayStatus = Literal["matched", "mismatched", "failed", "timeout", "skipped", "queued"]
-NO_NETWORK_WARNING = (
-    "`unshare -rn` is not available here: the replay runs WITH network access "
-    "(only time, memory and file-size limits apply)"
-)
 _PYTHON_RE = re.compile(r"^python(?:\d(?:\.\d+)?)?$")
 _TIMING_RE = re.compile(
     r"(?i)\b(?:time|elapsed|duration|seconds?|secs?|ms|eta|it/s|s/it|throughput|speed|"
     r"took|wall|samples/s|tokens/s)\b|\d(?:s|ms)\b|%\|"
+)
+#: what Trackio itself prints around a run (its version and cache path differ between the
+#: participant's machine and the replay): not the run's output
+_TRACKIO_CHATTER_RE = re.compile(
+    r"(?i)^\s*(?:\*\s.*\btrackio\b|\*\s*view dashboard|\*\s*created new run|\*\s*or by running"
+    r"|trackio show\b)"
 )
 _NUMBER_RE = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _MAX_OUTPUT = 200_000
@@ -100,34 +112,6 @@ class ReplayReport(BaseModel):
     warnings: list[str] = Field(default_factory=list)
 
 
-# ---- isolation ----
-
-
-@cache
-def isolation_available() -> bool:
-    """Can this process start a child in a fresh user + network namespace (``unshare -rn``)?"""
-    tool = shutil.which("unshare")
-    if tool is None or not sys.platform.startswith("linux"):
-        return False
-    try:
-        done = subprocess.run([tool, "-rn", "true"], capture_output=True, timeout=10, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return done.returncode == 0
-
-
-def _limits(memory_mb: int, cpu_s: int) -> Callable[[], None]:
-    def apply() -> None:
-        memory = memory_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 5))
-        size = 1024 * 1024 * 1024  # 1 GiB per file written
-        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-    return apply
-
-
 # ---- which runs, and the working copy ----
 
 
@@ -146,12 +130,48 @@ def _safe_relative(path: str) -> PurePosixPath | None:
     return pure
 
 
-def _working_copy(
-    record: LogbookRecord, run: Run, locate: Callable[[FileRef], Path | None], work: Path
-) -> list[str]:
-    """Fill ``work`` with the logbook's stored files and the run's scripts; returns warnings."""
+_CODE_SKIP = frozenset({".git", ".trackio", ".venv", "venv", "node_modules", "__pycache__"})
+CODE_MAX_FILES = 20_000
+CODE_MAX_BYTES = 512 * 1024 * 1024
+
+
+def _copy_code(code: Path, work: Path, produced: set[str]) -> list[str]:
+    """Copy a checkout of the participant's code into ``work`` (regular files only; hidden
+    folders, virtual environments and the files the run is recorded to produce left out;
+    capped at :data:`CODE_MAX_FILES` files and :data:`CODE_MAX_BYTES` bytes)."""
     warnings: list[str] = []
+    count = size = 0
+    for root, dirs, files in os.walk(code):
+        dirs[:] = sorted(d for d in dirs if d not in _CODE_SKIP and not d.startswith("."))
+        for name in sorted(files):
+            source = Path(root) / name
+            rel = source.relative_to(code).as_posix()
+            if rel in produced or source.is_symlink() or not source.is_file():
+                continue
+            count, size = count + 1, size + source.stat().st_size
+            if count > CODE_MAX_FILES or size > CODE_MAX_BYTES:
+                return [f"{code}: over {CODE_MAX_FILES} files or {CODE_MAX_BYTES} bytes: "
+                        "the rest of the code is left out"]  # fmt: skip
+            target = work / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+    return warnings
+
+
+def _working_copy(
+    record: LogbookRecord, run: Run, locate: Callable[[FileRef], Path | None], work: Path,
+    code: Path | None = None,
+) -> list[str]:  # fmt: skip
+    """Fill ``work`` with ``code`` (a checkout of the participant's code, when given), then the
+    logbook's stored files (but those ``run`` is recorded to have produced) and the run's
+    scripts over it; returns warnings."""
+    warnings: list[str] = []
+    produced = {ref.path for ref in run.produced}
+    if code is not None:
+        warnings += _copy_code(code, work, produced)
     for ref in record.files:
+        if ref.path in produced:
+            continue
         rel = _safe_relative(ref.path)
         source = locate(ref)
         if rel is None or source is None:
@@ -182,42 +202,60 @@ def _command(run: Run) -> list[str]:
 
 
 def _environment(work: Path, trackio_dir: Path) -> dict[str, str]:
-    keep = ("PATH", "LANG", "LC_ALL", "TZ", "SYSTEMROOT")
+    keep = ("PATH", "LANG", "LC_ALL", "TZ")
     env = {key: os.environ[key] for key in keep if key in os.environ}
     env.update(
         HOME=str(work), TMPDIR=str(work / ".tmp"), TRACKIO_DIR=str(trackio_dir),
         HF_HUB_OFFLINE="1", HF_HUB_DISABLE_TELEMETRY="1", PYTHONDONTWRITEBYTECODE="1",
         PYTHONHASHSEED="0", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
-        TRACKIO_LOGBOOK_AUTONOTE="0",
+        TRACKIO_LOGBOOK_AUTONOTE="0", CUDA_VISIBLE_DEVICES="", MPLBACKEND="Agg",
     )  # fmt: skip
     return env
 
 
-def _execute(
-    command: list[str], work: Path, env: dict[str, str], timeout_s: float, memory_mb: int
-) -> tuple[int | None, str, float]:
-    """Run in a new session; on timeout the whole process group is killed (exit code None)."""
-    started = time.monotonic()
-    proc = subprocess.Popen(
-        command, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, start_new_session=True,
-        preexec_fn=_limits(memory_mb, max(1, math.ceil(timeout_s))),
-    )  # fmt: skip
-    try:
-        raw, _ = proc.communicate(timeout=timeout_s)
-        code: int | None = proc.returncode
-    except subprocess.TimeoutExpired:
-        with_suppressed_kill(proc.pid)
-        raw, _ = proc.communicate()
-        code = None
-    output = raw[:_MAX_OUTPUT].decode("utf-8", errors="replace")
-    return code, output, time.monotonic() - started
+# ---- what could not be replayed, and why ----
+
+_GPU_COMMAND_RE = re.compile(
+    r"(?i)(?:--(?:device|accelerator)[= ](?:cuda|gpu)\S*|\bcuda:\d|--gpus?\b|\bnvidia-smi\b|"
+    r"\btorchrun\b|\baccelerate launch\b)"
+)
+_DIAGNOSES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("gpu", re.compile(
+        r"(?i)no CUDA GPUs are available|Torch not compiled with CUDA|CUDA driver|"
+        r"cuda(?:Get|Set)Device|Found no NVIDIA driver|nvidia-smi: (?:command )?not found|"
+        r"device_count\(\) (?:==|returned) 0|no GPU|CUDA is not available|"
+        r"NCCL|cudaErrorNoDevice")),
+    ("network", re.compile(
+        r"(?i)Temporary failure in name resolution|Name or service not known|"
+        r"Network is unreachable|OfflineModeIsEnabled|LocalEntryNotFoundError|"
+        r"couldn't connect to 'https?://|Failed to establish a new connection|"
+        r"Could not resolve host|getaddrinfo failed|urlopen error")),
+    ("package", re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")),
+    ("data", re.compile(
+        r"(?:FileNotFoundError|No such file or directory)[^\n]*?'([^'\n]+)'|"
+        r"can't open file '([^'\n]+)'")),
+)  # fmt: skip
+_WHY = {
+    "gpu": "needs a GPU (the sandbox has none)",
+    "network": "needs the network (the sandbox has none)",
+    "package": "needs a package that is not installed here",
+    "data": "needs a file that is not in the logbook",
+}
 
 
-def with_suppressed_kill(pgid: int) -> None:
-    """SIGKILL a process group that may already be gone."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
+def diagnose(run: Run, output: str) -> tuple[str, str] | None:
+    """Why a run cannot be replayed here, from its command (before) or its failed replay's
+    output (after): ``(kind, reason)`` with kind ``gpu``, ``network``, ``package`` or
+    ``data``; ``None`` when nothing says."""
+    if not output and _GPU_COMMAND_RE.search(" ".join(run.command)):
+        return "gpu", f"{_WHY['gpu']}: the command asks for one"
+    for kind, pattern in _DIAGNOSES:
+        match = pattern.search(output)
+        if match is not None:
+            named = next((g for g in match.groups() if g), "")
+            what = f": {named}" if named else ""
+            return kind, _WHY[kind] + what
+    return None
 
 
 # ---- comparison ----
@@ -270,14 +308,19 @@ def _same_numbers(a: list[float], b: list[float], rel_tol: float) -> bool:
 
 def compare_outputs(recorded: str, replayed: str, rel_tol: float) -> list[str]:
     """Recorded output lines with no counterpart in the replayed output (same text, numbers
-    within ``rel_tol``, absolute paths ignored); blank lines and lines about time or speed are
-    not compared."""
+    within ``rel_tol``, absolute paths ignored); blank lines, lines about time or speed and
+    Trackio's own messages (``* Trackio metrics logged to ...``) are not compared."""
     pool: dict[str, list[list[float]]] = {}
     for line in replayed.splitlines():
         pool.setdefault(_skeleton(line), []).append(_numbers_of(line))
     missing: list[str] = []
     for line in recorded.splitlines():
-        if not line.strip() or _TIMING_RE.search(line) or line.strip() == "[interrupted]":
+        if (
+            not line.strip()
+            or _TIMING_RE.search(line)
+            or _TRACKIO_CHATTER_RE.search(line)
+            or line.strip() == "[interrupted]"
+        ):
             continue
         numbers = _numbers_of(line)
         candidates = pool.get(_skeleton(line), [])
@@ -332,6 +375,98 @@ def _judge_replay(
     return ("mismatched" if metric_problems or missing_lines else "matched"), details
 
 
+# ---- files ----
+
+_SCRATCH = (".tmp", ".replay-logbook")
+_TEXT_CAP = 5_000_000
+
+
+def _snapshot(work: Path) -> dict[str, tuple[int, int, int]]:
+    """``(inode, size, mtime_ns)`` of every regular file under ``work``, by relative path."""
+    found: dict[str, tuple[int, int, int]] = {}
+    for path in work.rglob("*"):
+        rel = path.relative_to(work)
+        if rel.parts[0] in _SCRATCH or path.is_symlink() or not path.is_file():
+            continue
+        info = path.stat()
+        found[rel.as_posix()] = (info.st_ino, info.st_size, info.st_mtime_ns)
+    return found
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _text(path: Path) -> str | None:
+    if path.stat().st_size > _TEXT_CAP:
+        return None
+    try:
+        return path.read_text(encoding="utf-8")
+    except (UnicodeDecodeError, OSError):
+        return None
+
+
+def file_differs(recorded: Path, replayed: Path, rel_tol: float) -> str | None:
+    """How the replayed file differs from the recorded one (``None``: the same bytes, or the
+    same lines with numbers within ``rel_tol``, lines about time or speed aside)."""
+    if _sha256(recorded) == _sha256(replayed):
+        return None
+    old, new = _text(recorded), _text(replayed)
+    if old is None or new is None:
+        return "other bytes"
+    lines = [len([x for x in text.splitlines() if x.strip()]) for text in (old, new)]
+    if lines[0] != lines[1]:
+        return f"{lines[1]} lines, recorded {lines[0]}"
+    missing = compare_outputs(old, new, rel_tol)
+    return f"line {missing[0]!r} differs" if missing else None
+
+
+def _compare_files(
+    record: LogbookRecord, run: Run, locate: Callable[[FileRef], Path | None], work: Path,
+    before: dict[str, tuple[int, int, int]], rel_tol: float,
+) -> dict[str, Any]:  # fmt: skip
+    """What the replay wrote, against the logbook's files: ``files_reproduced`` (path ->
+    sha256 of the logbook's file), ``file_problems`` (files the run is recorded to have
+    produced, missing or different: a mismatch), ``files_differ`` (other logbook files the
+    replay wrote otherwise: noted only)."""
+    after = _snapshot(work)
+    written = {path for path, info in after.items() if before.get(path) != info}
+    produced = {ref.path for ref in run.produced}
+    reproduced: dict[str, str] = {}
+    problems: list[str] = []
+    differ: list[str] = []
+    for ref in record.files:
+        is_produced = ref.path in produced
+        if ref.path not in written:
+            if is_produced:
+                problems.append(f"{ref.path} was not written by the replay")
+            continue
+        stored = locate(ref)
+        if stored is None:
+            continue
+        why = file_differs(stored, work / ref.path, rel_tol)
+        if why is None:
+            reproduced[ref.path] = ref.sha256
+        elif is_produced:
+            problems.append(f"{ref.path}: {why}")
+        else:
+            differ.append(f"{ref.path}: {why}")
+    return {"files_reproduced": reproduced, "file_problems": problems[:20],
+            "files_differ": differ[:20], "files_written": len(written)}  # fmt: skip
+
+
+# ---- one run ----
+
+
+def _skip(run: Run, kind: str, problem: str) -> ReplayResult:
+    return ReplayResult(run_id=run.id, status="skipped",
+                        details={"problem": problem, "cannot_replay": kind})  # fmt: skip
+
+
 def replay_run(
     record: LogbookRecord,
     run: Run,
@@ -340,36 +475,56 @@ def replay_run(
     timeout_s: float,
     memory_mb: int,
     rel_tol: float = DEFAULT_REL_TOL,
-    isolate: bool | None = None,
+    hide: Sequence[Path] = (),
+    code: Path | None = None,
 ) -> ReplayResult:
-    """Replay one run in a fresh temporary working copy (see the module docstring)."""
+    """Replay one run in the sandbox, in a fresh temporary working copy (see the module
+    docstring). ``hide``: folders of this machine the replay must not see (the challenge's);
+    ``code``: a checkout of the participant's code, copied in under the logbook's files (a
+    run cell records the command, not always the code it ran)."""
     command = _command(run)
     if not command:
         return ReplayResult(run_id=run.id, status="skipped", details={"problem": "no command"})
-    isolate = isolation_available() if isolate is None else isolate
+    problem = sandbox_problem()
+    if problem is not None:
+        return _skip(run, "sandbox", problem)
+    needs = diagnose(run, "")
+    if needs is not None:
+        return _skip(run, *needs)
+    limits = SandboxLimits(wall_s=timeout_s, memory_mb=memory_mb)
     with tempfile.TemporaryDirectory(prefix="openrepro-replay-") as tmp:
         work = Path(tmp) / "work"
         work.mkdir()
         (work / ".tmp").mkdir()
         trackio_dir = Path(tmp) / "trackio"
-        warnings = _working_copy(record, run, locate, work)
-        argv = ["unshare", "-rn", "--", *command] if isolate else command
+        warnings = _working_copy(record, run, locate, work, code)
+        before = _snapshot(work)
         try:
-            code, output, seconds = _execute(
-                argv, work, _environment(work, trackio_dir), timeout_s, memory_mb
+            exit_code, output, seconds = run_sandboxed(
+                command, Path(tmp), _environment(work, trackio_dir), limits, cwd=work, hide=hide
             )
         except OSError as exc:
-            problem = {"problem": f"cannot start {command[0]!r}: {exc}"}
-            return ReplayResult(run_id=run.id, status="failed", details=problem)
+            problem_of = {"problem": f"cannot start the sandbox for {command[0]!r}: {exc}"}
+            return ReplayResult(run_id=run.id, status="failed", details=problem_of)
+        files = _compare_files(record, run, locate, work, before, rel_tol)
         try:
             metrics = _replayed_metrics(work, trackio_dir)
         except LogbookError as exc:
             metrics = []
             warnings.append(f"cannot read the replay's metrics: {exc}")
-        status, details = _judge_replay(record, run, code, output, metrics, rel_tol)
+        status, details = _judge_replay(record, run, exit_code, output, metrics, rel_tol)
+    details.update(files)
+    if status == "matched" and files["file_problems"]:
+        status = "mismatched"
+    if status == "failed":
+        why = diagnose(run, output.replace(f"{work}/", ""))
+        if why is not None:
+            details["cannot_replay"], details["problem"] = why
+    if status != "matched":
+        details["files_reproduced"] = {}
     details.update(
-        command=command, isolated=isolate, warnings=warnings, output_tail=output[-2000:],
-        timeout_s=timeout_s, memory_mb=memory_mb,
+        command=command, sandbox=sandbox_description(), warnings=warnings,
+        output_tail=output[-2000:], timeout_s=timeout_s, memory_mb=memory_mb,
     )  # fmt: skip
     level: ProvenanceLevel = "replayed" if status == "matched" else "self-recorded"
     if status == "mismatched":
@@ -435,11 +590,13 @@ def replay_logbook(
     claim: str | None = None,
     budget_seconds: float | None = None,
     memory_mb: int | None = None,
-    isolate: bool | None = None,
+    code: Path | None = None,
 ) -> ReplayReport:
     """Replay the runs behind ``claim`` (every run without it) of one stored logbook, within
     ``budget_seconds`` in all; runs whose recorded duration exceeds what is left are queued."""
     settings = ctx.settings
+    if code is not None and not code.is_dir():
+        raise NotFoundError(f"{code}: no such folder (the participant's code to replay with)")
     budget = float(budget_seconds if budget_seconds is not None else settings.replay_budget_seconds)
     memory = memory_mb if memory_mb is not None else settings.replay_memory_mb
     with ctx.store.session() as session:
@@ -451,21 +608,20 @@ def replay_logbook(
     rel_tol = DEFAULT_REL_TOL
     if claim is not None:
         claim_row, claim_id, rel_tol = _claim_row(ctx, record, claim)
-    isolate = isolation_available() if isolate is None else isolate
+    problem = sandbox_problem()
+    isolation = sandbox_description() if problem is None else "none"
     report = ReplayReport(
-        logbook_id=logbook_id, claim=claim_id, budget_seconds=budget,
-        isolation=("user+network namespace (unshare -rn), rlimits, process-group kill"
-                   if isolate else "rlimits and process-group kill only (network NOT blocked)"),
-    )  # fmt: skip
-    if not isolate:
-        report.warnings.append(NO_NETWORK_WARNING)
+        logbook_id=logbook_id, claim=claim_id, budget_seconds=budget, isolation=isolation
+    )
+    if problem is not None:
+        report.warnings.append(problem)
     locate = locator(settings.resolved_files_dir())
     left = budget
     for run in runs_for_claim(record, claim_id):
         expected = run.duration_s or 0.0
         if run.exit_code not in (0, None):
-            problem = {"problem": "the recorded run failed"}
-            report.results.append(ReplayResult(run_id=run.id, status="skipped", details=problem))
+            failed = {"problem": "the recorded run failed"}
+            report.results.append(ReplayResult(run_id=run.id, status="skipped", details=failed))
             continue
         if expected > left or left < 1:
             report.results.append(ReplayResult(
@@ -473,23 +629,74 @@ def replay_logbook(
                 details={"expected_seconds": expected, "budget_left": round(left, 3)}))  # fmt: skip
             continue
         result = replay_run(record, run, locate, timeout_s=left, memory_mb=memory,
-                            rel_tol=rel_tol, isolate=isolate)  # fmt: skip
+                            rel_tol=rel_tol, hide=hidden_folders(ctx), code=code)  # fmt: skip
         left -= result.seconds
         report.results.append(result)
     store_results(ctx, logbook_id, claim_row, report.results)
     return report
 
 
-def replay_all(
-    ctx: ChallengeContext, *, budget_per_logbook: float, memory_mb: int | None = None,
-    isolate: bool | None = None,
-) -> list[ReplayReport]:  # fmt: skip
-    """Replay the cheap runs of every logbook (newest revision per participant and paper);
-    runs that do not fit in ``budget_per_logbook`` are queued."""
+def hidden_folders(ctx: ChallengeContext) -> list[Path]:
+    """The organizer's folders a replay must not see: the challenge's folder (its settings,
+    database, jobs) and its file store."""
+    settings = ctx.settings
+    return [settings.directory.resolve(), settings.resolved_files_dir()]
+
+
+def replay_targets(ctx: ChallengeContext) -> list[int]:
+    """The logbooks ``replay --all`` replays: the newest revision per participant and paper."""
     with ctx.store.session() as session:
-        targets = latest_logbook_ids(session, ctx.challenge_id)
-    return [
-        replay_logbook(ctx, logbook_id, budget_seconds=budget_per_logbook, memory_mb=memory_mb,
-                       isolate=isolate)
-        for logbook_id in targets
-    ]  # fmt: skip
+        return list(latest_logbook_ids(session, ctx.challenge_id))
+
+
+def replay_all(
+    ctx: ChallengeContext, *, budget_per_logbook: float, budget: float | None = None,
+    memory_mb: int | None = None, progress: Callable[[ReplayReport], None] | None = None,
+) -> list[ReplayReport]:  # fmt: skip
+    """Replay the cheap runs of every logbook (:func:`replay_targets`), one after the other;
+    each gets ``budget_per_logbook`` seconds, and no more than what is left of ``budget``
+    (seconds in all); runs that do not fit are queued."""
+    reports: list[ReplayReport] = []
+    left = budget
+    for logbook_id in replay_targets(ctx):
+        share = budget_per_logbook if left is None else max(0.0, min(budget_per_logbook, left))
+        report = replay_logbook(ctx, logbook_id, budget_seconds=share, memory_mb=memory_mb)
+        if left is not None:
+            left -= sum(r.seconds for r in report.results)
+        reports.append(report)
+        if progress is not None:
+            progress(report)
+    return reports
+
+
+#: the ledger account replays run as through the jobs backend, unless named
+REPLAY_ACCOUNT = "organizers"
+
+
+def replay_as_jobs(
+    ctx: ChallengeContext, *, budget_per_logbook: float, budget: float | None = None,
+    memory_mb: int | None = None, handle: str | None = None,
+) -> list[JobView]:  # fmt: skip
+    """``replay --all`` through the jobs backend: one local job per logbook (its own detached
+    supervisor, process group, timeout and log), each running ``openrepro replay LOGBOOK`` in
+    the sandbox, priced and reserved in the credit ledger of ``handle`` (default: the setting
+    ``jobs_participant``, else ``organizers``). ``budget`` (seconds in all) is shared equally.
+    The jobs store their results as they finish (``openrepro jobs ls``/``jobs wait``); a
+    logbook whose job cannot be paid for stops the loop with the ledger's error."""
+    from openrepro.jobs import run_job
+
+    targets = replay_targets(ctx)
+    per = budget_per_logbook
+    if budget is not None and targets:
+        per = min(per, budget / len(targets))
+    account = handle or ctx.settings.jobs_participant or REPLAY_ACCOUNT
+    directory = str(ctx.settings.directory.resolve())
+    jobs: list[JobView] = []
+    for logbook_id in targets:
+        command = [sys.executable, "-m", "openrepro", "--dir", directory, "replay",
+                   str(logbook_id), "--budget-seconds", f"{per:g}", "--format", "json"]  # fmt: skip
+        if memory_mb is not None:
+            command += ["--memory-mb", str(memory_mb)]
+        jobs.append(run_job(ctx, command, handle=account, backend="local",
+                            timeout_s=per + 120, workdir=ctx.settings.directory))  # fmt: skip
+    return jobs
