@@ -49,7 +49,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from openrepro.claims.checks import Check, Quantity, sweep_metric, sweeps_of
-from openrepro.errors import LogbookError
+from openrepro.errors import LogbookError, UnreadableEvidenceError
 from openrepro.evidence.checks import EvidenceLevels, apply_levels
 from openrepro.evidence.gather import CLAIM_METRICS, metric_measurements
 from openrepro.evidence.records import Flag, Measurement, Pointer, describe_pointer
@@ -119,6 +119,8 @@ class CheckBinding(BaseModel):
     used: list[Measurement] = Field(default_factory=list)
     bindings: list[Binding] = Field(default_factory=list)
     flags: list[Flag] = Field(default_factory=list)
+    #: tables that could not be read (``evidence_unreadable``): the file and the problem
+    unreadable: list[str] = Field(default_factory=list)
 
 
 def bind_check(
@@ -182,6 +184,7 @@ class _Tables:
         self.record = record
         self.locate = locate
         self._columns: dict[tuple[str, str], list[TableValue]] = {}
+        self.unreadable: dict[str, str] = {}  # table -> why it cannot be read
         runs = {r.id for r in record.runs if r.exit_code == 0}
         self.eligible: list[TableRef] = [
             t for t in record.tables
@@ -195,10 +198,14 @@ class _Tables:
             if self.locate is None and table.source == "file":
                 raise LogbookError(f"{table.path}: the file cannot be read here")
             locate = self.locate or (lambda ref: None)
-            self._columns[key] = read_column(
-                self.record.tables, self.record.runs, self.record.pages, table.table, column,
-                locate, max_rows=MAX_BIND_ROWS,
-            )  # fmt: skip
+            try:
+                self._columns[key] = read_column(
+                    self.record.tables, self.record.runs, self.record.pages, table.table, column,
+                    locate, max_rows=MAX_BIND_ROWS,
+                )  # fmt: skip
+            except UnreadableEvidenceError as exc:
+                self.unreadable.setdefault(table.table, str(exc))
+                raise
         return self._columns[key]
 
 
@@ -481,6 +488,9 @@ def bind_claim(
         if _take(record, claim_id, quantity.name, "match", [(matched.measurements, matched.xs)],
                  where, levels, result) and problem:  # fmt: skip
             result.bindings[-1].flags.append("map_entry_unbound")
+    result.unreadable = list(tables.unreadable.values())
+    if result.unreadable:
+        result.flags.append("evidence_unreadable")
     result.flags = list(dict.fromkeys(result.flags))
     return result
 

@@ -19,8 +19,12 @@ from openrepro.logbooks.records import LogbookRecord
 
 __all__ = [
     "MAX_CELLS",
+    "MAX_CSV_FIELD_CHARS",
     "MAX_METRICS",
+    "MAX_METRIC_BYTES",
+    "MAX_METRIC_LABEL_CHARS",
     "MAX_METRIC_ROWS",
+    "MAX_METRIC_VALUE_BYTES",
     "MAX_PAGES",
     "MAX_RECORD_BYTES",
     "MAX_RUNS",
@@ -38,6 +42,10 @@ MAX_METRIC_ROWS = 200_000  # rows read from one Trackio metrics database
 MAX_TEXT_BYTES = 32 * 1024 * 1024  # text read into the record: pages, logs, scripts, write-ups
 MAX_RECORD_BYTES = 64 * 1024 * 1024  # the stored record (JSON), all of it
 METRICS_SECONDS = 10.0  # time one Trackio metrics database may take to read
+MAX_METRIC_VALUE_BYTES = 1024 * 1024  # one row's `metrics` JSON in a Trackio database
+MAX_METRIC_BYTES = 256 * 1024 * 1024  # all rows of one Trackio database, as stored
+MAX_METRIC_LABEL_CHARS = 1_000  # a metrics row's run name or timestamp (cut to this)
+MAX_CSV_FIELD_CHARS = 128 * 1024  # one CSV/TSV field (the csv module's limit, set explicitly)
 
 
 @dataclass

@@ -35,11 +35,13 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from openrepro.errors import LogbookError
+from openrepro.errors import LogbookError, UnreadableEvidenceError
+from openrepro.logbooks.limits import MAX_CSV_FIELD_CHARS
 from openrepro.logbooks.manifest import json_limit_problem
 from openrepro.logbooks.records import FileRef, Page, Run, TableRef, TableValue
 
@@ -307,7 +309,26 @@ def _jsonl_rows(path: Path, name: str) -> Iterator[dict[str, Any]]:
 
 
 def _csv_reader(handle: io.TextIOBase, fmt: str) -> Iterator[list[str]]:
+    csv.field_size_limit(MAX_CSV_FIELD_CHARS)  # explicit: a longer field is refused, cleanly
     return csv.reader(handle, delimiter="\t" if fmt == "tsv" else ",")
+
+
+@contextmanager
+def _reading(name: str, fmt: str) -> Iterator[None]:
+    """Turn whatever a reader raises on a malformed file (the csv module's field limit,
+    pyarrow's ArrowInvalid on a corrupted page, bad UTF-8, a file gone) into a
+    :class:`~openrepro.errors.UnreadableEvidenceError` naming the file: one bad table never
+    escapes as a crash."""
+    try:
+        yield
+    except LogbookError:
+        raise
+    except (csv.Error, UnicodeDecodeError, OSError, ValueError, MemoryError) as exc:
+        raise UnreadableEvidenceError(f"{name}: not a readable {fmt.upper()} ({exc})") from exc
+    except Exception as exc:  # pyarrow's own ArrowException kin
+        if type(exc).__module__.startswith("pyarrow"):
+            raise UnreadableEvidenceError(f"{name}: not a readable {fmt.upper()} ({exc})") from exc
+        raise
 
 
 def _parquet(path: Path) -> Any:
@@ -418,6 +439,11 @@ _MISSING = object()
 
 
 def _file_value(path: Path, fmt: str, row: int, column: str, name: str) -> object:
+    with _reading(name, fmt):
+        return _read_file_value(path, fmt, row, column, name)
+
+
+def _read_file_value(path: Path, fmt: str, row: int, column: str, name: str) -> object:
     if fmt in ("csv", "tsv") and path.stat().st_size > _FAST_BYTES:
         found = _fast_value(path, fmt, row, column, name)
         if found is not _MISSING:
@@ -590,6 +616,11 @@ def read_value(
 
 def _file_column(path: Path, fmt: str, column: str, name: str) -> Iterator[object]:
     """Every value of one column of a table file, in row order, streamed (JSON parsed whole)."""
+    with _reading(name, fmt):
+        yield from _read_file_column(path, fmt, column, name)
+
+
+def _read_file_column(path: Path, fmt: str, column: str, name: str) -> Iterator[object]:
     if fmt in ("csv", "tsv"):
         with path.open(encoding="utf-8", errors="replace", newline="") as handle:
             reader = _csv_reader(handle, fmt)

@@ -46,7 +46,14 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from openrepro.errors import LogbookError
 from openrepro.logbooks.bundle import file_ref
 from openrepro.logbooks.figures import extract_images
-from openrepro.logbooks.limits import MAX_METRIC_ROWS, METRICS_SECONDS, Budget
+from openrepro.logbooks.limits import (
+    MAX_METRIC_BYTES,
+    MAX_METRIC_LABEL_CHARS,
+    MAX_METRIC_ROWS,
+    MAX_METRIC_VALUE_BYTES,
+    METRICS_SECONDS,
+    Budget,
+)
 from openrepro.logbooks.linking import paper_refs
 from openrepro.logbooks.manifest import (
     MAX_TAGS,
@@ -448,9 +455,12 @@ def _find_dbs(base: Path, trackio_dir: Path | None, projects: list[str] | None) 
     return sorted(p for folder in folders if folder.is_dir() for p in folder.glob("*.db"))
 
 
-def _db_rows(path: Path) -> list[tuple[Any, ...]]:
-    """The rows of the database's ``metrics`` table: a real table only (a view could compute
-    anything), at most ``MAX_METRIC_ROWS`` of them, read within ``METRICS_SECONDS``."""
+def _db_rows(path: Path) -> Iterator[tuple[Any, ...]]:
+    """The rows of the database's ``metrics`` table: a real table only (a view, a virtual table
+    or a generated/hidden column could compute anything: ``pragma_table_xinfo`` tells), at
+    most ``MAX_METRIC_ROWS`` of them, each ``metrics`` value at most ``MAX_METRIC_VALUE_BYTES``
+    (measured in SQL, so a huge value never leaves SQLite), fetched in batches under the byte
+    budget ``MAX_METRIC_BYTES``, read within ``METRICS_SECONDS``."""
     uri = path.resolve().as_uri() + "?mode=ro"
     try:
         conn = sqlite3.connect(uri, uri=True)
@@ -463,14 +473,53 @@ def _db_rows(path: Path) -> list[tuple[Any, ...]]:
             "SELECT type, sql FROM sqlite_master WHERE name = 'metrics'"
         ).fetchone()
         if found is None:
-            return []
+            return
         kind = "virtual table" if "VIRTUAL" in str(found[1] or "").upper() else found[0]
         if kind != "table":
             raise LogbookError(f"{path}: `metrics` is a {kind}, not a table (only tables are read)")
-        rows = conn.execute(
-            "SELECT id, run_name, step, timestamp, metrics FROM metrics ORDER BY id LIMIT ?",
-            (MAX_METRIC_ROWS + 1,),
-        ).fetchall()
+        computed = [
+            str(name)
+            for name, hidden in conn.execute(
+                "SELECT name, hidden FROM pragma_table_xinfo('metrics')"
+            )
+            if hidden
+        ]
+        if computed:
+            raise LogbookError(
+                f"{path}: `metrics` has generated or hidden columns ({', '.join(computed)}): "
+                "only stored columns are read"
+            )
+        cursor = conn.execute(
+            "SELECT id, substr(run_name, 1, :label), CASE WHEN length(step) <= 64 THEN step END,"
+            " substr(timestamp, 1, :label), length(CAST(metrics AS BLOB)),"
+            " CASE WHEN length(CAST(metrics AS BLOB)) <= :value THEN metrics END"
+            " FROM metrics ORDER BY id LIMIT :rows",
+            {
+                "label": MAX_METRIC_LABEL_CHARS,
+                "value": MAX_METRIC_VALUE_BYTES,
+                "rows": MAX_METRIC_ROWS + 1,
+            },
+        )
+        count = spent = 0
+        while batch := cursor.fetchmany(_BATCH_ROWS):
+            for row_id, run_name, step, timestamp, size, blob in batch:
+                count += 1
+                if count > MAX_METRIC_ROWS:
+                    raise LogbookError(
+                        f"{path}: more than {MAX_METRIC_ROWS:,} metrics rows (a logbook's limit)"
+                    )
+                if blob is None and size is not None:
+                    raise LogbookError(
+                        f"{path}: metrics row {row_id} holds {size:,} bytes, above "
+                        f"{MAX_METRIC_VALUE_BYTES:,} (a logbook's limit)"
+                    )
+                spent += (size or 0) + len(str(run_name)) + len(str(timestamp))
+                if spent > MAX_METRIC_BYTES:
+                    raise LogbookError(
+                        f"{path}: its metrics hold more than {MAX_METRIC_BYTES:,} bytes "
+                        "(a logbook's limit)"
+                    )
+                yield row_id, run_name, step, timestamp, blob
     except sqlite3.OperationalError as exc:
         if str(exc) == "interrupted":
             raise LogbookError(
@@ -481,11 +530,9 @@ def _db_rows(path: Path) -> list[tuple[Any, ...]]:
         raise LogbookError(f"{path}: cannot read the Trackio database ({exc})") from exc
     finally:
         conn.close()
-    if len(rows) > MAX_METRIC_ROWS:
-        raise LogbookError(
-            f"{path}: more than {MAX_METRIC_ROWS:,} metrics rows (a logbook's limit)"
-        )
-    return rows
+
+
+_BATCH_ROWS = 1_000  # rows fetched from a metrics database at a time
 
 
 def _blob(value: object, where: str) -> dict[str, Any]:
