@@ -5,16 +5,23 @@ here is refused cleanly, or bounded, while being read."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from test_limits import PAGE, _trackio
 
-from openrepro.errors import LogbookError
+from openrepro.errors import LogbookError, UnreadableEvidenceError
+from openrepro.logbooks.bundle import file_ref
+from openrepro.logbooks.records import TableRef
 from openrepro.logbooks.submit import read_logbook
+from openrepro.logbooks.tables import MAX_CELL_CHARS, index_tables, read_column
 
 MiB = 1024 * 1024
 
@@ -62,3 +69,72 @@ def test_a_huge_metrics_value_never_leaves_sqlite(
         read_logbook(folder)
     monkeypatch.undo()
     assert [m.value for m in read_logbook(folder).metrics] == [0.5, 0.5]
+
+
+def _cells(n: int, path: str) -> str:
+    cell = '---\n<!-- trackio-cell\n{"type": "artifact", "id": "a%d", "path": "%s"}\n-->\nfile\n'
+    return "".join(cell % (i, path) for i in range(n))
+
+
+def test_a_file_named_by_many_cells_is_hashed_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The attack: one 64 MiB file named by 600 artifact cells was hashed 600 times (48 s)."""
+    folder = _trackio(tmp_path, [], _cells(600, "big.bin"))
+    (folder / "big.bin").write_bytes(b"\0" * MiB)
+    hashed: list[int] = []
+    real = hashlib.sha256
+
+    def counting(*args: Any) -> Any:
+        hashed.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(hashlib, "sha256", counting)
+    record = read_logbook(folder)
+    monkeypatch.undo()
+    assert len(record.artifacts) == 600 and len(record.files) == 1
+    assert len(hashed) <= 2  # once (and once more for an unrelated small file at most)
+    (folder / "big.bin").write_bytes(b"\1" * MiB)  # the same size, other bytes: hashed again
+    assert read_logbook(folder).files[0].sha256 == real(b"\1" * MiB).hexdigest()
+
+
+def _tables(base: Path, *names: str) -> tuple[list[TableRef], list[str]]:
+    refs = [(file_ref(base, name, name), "index", f"c{i}") for i, name in enumerate(names)]
+    return index_tables(base, [], [], refs)
+
+
+def test_a_json_table_of_millions_of_empty_objects_is_not_parsed(tmp_path: Path) -> None:
+    """The attack: a 64 MiB `[{},{},...]` (467 KB compressed) added 3.1 GB of memory."""
+    (tmp_path / "many.json").write_bytes(b"[" + b"{}," * 1_200_000 + b"{}]")
+    (tmp_path / "fine.json").write_text(json.dumps([{"acc": 0.9}, {"acc": 0.8}]))
+    tables, warnings = _tables(tmp_path, "many.json", "fine.json")
+    assert [t.path for t in tables] == ["fine.json"]
+    assert any("many.json: more than 1,000,000 JSON values" in w for w in warnings)
+
+
+def test_a_parquet_column_of_one_huge_repeated_string_stays_small(tmp_path: Path) -> None:
+    """The attack: a 6.5 MB metrics.parquet (dictionary-encoded) reached 3.2 GB when read."""
+    table = pa.table({"seed": list(range(100)), "note": ["x" * (MiB // 2)] * 100})
+    pq.write_table(table, tmp_path / "runs.parquet", compression="zstd")
+    assert (tmp_path / "runs.parquet").stat().st_size < MiB
+    tables, _ = _tables(tmp_path, "runs.parquet")
+    tracemalloc.start()
+    values = read_column(tables, [], [], tables[0].table, "note",
+                         lambda ref: tmp_path / ref.path, max_rows=1_000)  # fmt: skip
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert len(values) == 100 and all(len(v.text) == MAX_CELL_CHARS for v in values)
+    assert peak < 16 * MiB, peak
+
+
+def test_a_csv_field_over_the_limit_is_refused_cleanly(tmp_path: Path) -> None:
+    (tmp_path / "wide.csv").write_text("seed,acc,notes\n0,0.9," + "x" * 200_000 + "\n")
+    tables, warnings = _tables(tmp_path, "wide.csv")
+    assert tables == [] and any("wide.csv: not a readable CSV" in w for w in warnings)
+    # a table indexed before (the 4 MiB fast path counts rows with pyarrow) reads no further
+    (tmp_path / "ok.csv").write_text("seed,acc\n0,0.9\n")
+    tables, _ = _tables(tmp_path, "ok.csv")
+    (tmp_path / "ok.csv").write_text("seed,acc\n0," + "9" * 200_000 + "\n")
+    with pytest.raises(UnreadableEvidenceError, match=r"ok\.csv: not a readable CSV"):
+        read_column(tables, [], [], tables[0].table, "acc", lambda ref: tmp_path / ref.path,
+                    max_rows=10)  # fmt: skip

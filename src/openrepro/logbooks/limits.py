@@ -20,6 +20,7 @@ from openrepro.logbooks.records import LogbookRecord
 __all__ = [
     "MAX_CELLS",
     "MAX_CSV_FIELD_CHARS",
+    "MAX_JSON_VALUES",
     "MAX_METRICS",
     "MAX_METRIC_BYTES",
     "MAX_METRIC_LABEL_CHARS",
@@ -28,6 +29,8 @@ __all__ = [
     "MAX_PAGES",
     "MAX_RECORD_BYTES",
     "MAX_RUNS",
+    "MAX_TABLE_MEMORY",
+    "MAX_TABLE_ROWS",
     "MAX_TEXT_BYTES",
     "METRICS_SECONDS",
     "Budget",
@@ -46,6 +49,10 @@ MAX_METRIC_VALUE_BYTES = 1024 * 1024  # one row's `metrics` JSON in a Trackio da
 MAX_METRIC_BYTES = 256 * 1024 * 1024  # all rows of one Trackio database, as stored
 MAX_METRIC_LABEL_CHARS = 1_000  # a metrics row's run name or timestamp (cut to this)
 MAX_CSV_FIELD_CHARS = 128 * 1024  # one CSV/TSV field (the csv module's limit, set explicitly)
+# one budget for every table reader (CSV/TSV, JSON, JSONL, Parquet: openrepro.logbooks.tables)
+MAX_TABLE_ROWS = 10_000_000  # rows a Parquet footer may declare
+MAX_TABLE_MEMORY = 256 * 1024 * 1024  # bytes one column of a table file may hold when read
+MAX_JSON_VALUES = 1_000_000  # objects, lists and values of a JSON table (parsed whole)
 
 
 @dataclass

@@ -41,7 +41,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from openrepro.errors import LogbookError, UnreadableEvidenceError
-from openrepro.logbooks.limits import MAX_CSV_FIELD_CHARS
+from openrepro.logbooks.limits import (
+    MAX_CSV_FIELD_CHARS,
+    MAX_JSON_VALUES,
+    MAX_TABLE_MEMORY,
+    MAX_TABLE_ROWS,
+)
 from openrepro.logbooks.manifest import json_limit_problem
 from openrepro.logbooks.records import FileRef, Page, Run, TableRef, TableValue
 
@@ -54,6 +59,8 @@ __all__ = [
     "TextTable",
     "index_tables",
     "number",
+    "open_parquet",
+    "parquet_values",
     "read_column",
     "read_value",
     "table_format",
@@ -279,11 +286,24 @@ def _json_rows(data: object) -> tuple[list[str], list[dict[str, Any]]] | None:
     return list(names), rows
 
 
+def _json_budget(data: bytes, name: str) -> None:
+    """Refuse JSON that would hold more than :data:`MAX_JSON_VALUES` values once parsed (counted
+    from its brackets and commas before parsing: a 64 MiB ``[{},{},...]`` is 21 million
+    objects, gigabytes of memory, from 467 KB compressed)."""
+    values = data.count(b"{") + data.count(b"[") + data.count(b",")
+    if values > MAX_JSON_VALUES:
+        raise LogbookError(
+            f"{name}: more than {MAX_JSON_VALUES:,} JSON values, not read as a table"
+        )
+
+
 def _load_json(path: Path, name: str) -> object:
     if path.stat().st_size > MAX_JSON_TABLE_BYTES:
         raise LogbookError(f"{name}: above {MAX_JSON_TABLE_BYTES:,} bytes, not read as a table")
+    data = path.read_bytes()
+    _json_budget(data, name)
     try:
-        return json.loads(path.read_bytes().decode("utf-8"))
+        return json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise LogbookError(f"{name}: not a JSON table ({exc})") from exc
     except (RecursionError, ValueError) as exc:
@@ -297,6 +317,7 @@ def _jsonl_rows(path: Path, name: str) -> Iterator[dict[str, Any]]:
                 continue
             if len(raw) > MAX_JSON_TABLE_BYTES:
                 raise LogbookError(f"{name}, line {number_}: a line above the size cap")
+            _json_budget(raw, f"{name}, line {number_}")
             try:
                 item = json.loads(raw.decode("utf-8"))
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -331,12 +352,64 @@ def _reading(name: str, fmt: str) -> Iterator[None]:
         raise
 
 
-def _parquet(path: Path) -> Any:
+def open_parquet(path: Path) -> Any:
+    """The Parquet file, opened with limits on its footer (thrift sizes, schema depth) and
+    refused when its footer declares more than :data:`MAX_TABLE_ROWS` rows or a column chunk
+    above :data:`MAX_TABLE_MEMORY` bytes uncompressed."""
     try:
         parquet: Any = importlib.import_module("pyarrow.parquet")
-        return parquet.ParquetFile(path)
+        handle = parquet.ParquetFile(
+            path, thrift_string_size_limit=_THRIFT_BYTES, thrift_container_size_limit=_THRIFT_ITEMS,
+            schema_depth_limit=8, pre_buffer=False,
+        )  # fmt: skip
+        meta = handle.metadata
     except Exception as exc:  # pyarrow raises its own (ArrowInvalid, OSError, ...)
         raise LogbookError(f"{path.name}: cannot read the Parquet file ({exc})") from exc
+    if meta.num_rows > MAX_TABLE_ROWS:
+        raise LogbookError(f"{path.name}: {meta.num_rows:,} rows, above {MAX_TABLE_ROWS:,}")
+    for group in range(meta.num_row_groups):
+        chunks = meta.row_group(group)
+        for column in range(min(chunks.num_columns, MAX_COLUMNS)):
+            if chunks.column(column).total_uncompressed_size > MAX_TABLE_MEMORY:
+                raise LogbookError(
+                    f"{path.name}: a column above {MAX_TABLE_MEMORY:,} bytes uncompressed"
+                )
+    return handle
+
+
+_THRIFT_BYTES = 16 * 1024 * 1024  # a Parquet footer's strings and lists (pyarrow's limits)
+_THRIFT_ITEMS = 1_000_000
+
+
+def parquet_values(handle: Any, column: str, name: str) -> Iterator[object]:
+    """The values of one column of an open Parquet file (from :func:`open_parquet`), in batches,
+    under the memory budget: text values are cut to :data:`MAX_CELL_CHARS` before Python sees
+    them (a dictionary-encoded column of one huge string repeated stays small), nested values
+    are refused, and the text read in all is at most :data:`MAX_TABLE_MEMORY` bytes."""
+    arrow: Any = importlib.import_module("pyarrow")
+    compute: Any = importlib.import_module("pyarrow.compute")
+    spent = 0
+    for batch in handle.iter_batches(batch_size=4096, columns=[column], use_threads=False,
+                                     use_pandas_metadata=False):  # fmt: skip
+        values = batch.column(0)
+        kind = values.type.value_type if arrow.types.is_dictionary(values.type) else values.type
+        if arrow.types.is_nested(kind):
+            raise UnreadableEvidenceError(f"{name}: column {column!r} holds nested values")
+        if arrow.types.is_string(kind) or arrow.types.is_large_string(kind):
+            if arrow.types.is_dictionary(values.type):
+                short = compute.utf8_slice_codeunits(values.dictionary, 0, MAX_CELL_CHARS)
+                values = compute.take(short, values.indices)
+            else:
+                values = compute.utf8_slice_codeunits(values, 0, MAX_CELL_CHARS)
+            spent += int(compute.sum(compute.binary_length(values)).as_py() or 0)
+        elif arrow.types.is_binary(kind) or arrow.types.is_large_binary(kind):
+            raise UnreadableEvidenceError(f"{name}: column {column!r} holds binary values")
+        spent += 8 * len(values)
+        if spent > MAX_TABLE_MEMORY:
+            raise UnreadableEvidenceError(
+                f"{name}: column {column!r} holds more than {MAX_TABLE_MEMORY:,} bytes"
+            )
+        yield from values.to_pylist()
 
 
 def _arrow_column(path: Path, fmt: str, header: list[str], column: str) -> Iterator[Any]:
@@ -412,7 +485,7 @@ def _file_shape(path: Path, fmt: str, name: str) -> tuple[list[str], int]:
                 raise LogbookError(f"{name}: over {MAX_COLUMNS} columns")
         return list(names), count
     if fmt == "parquet":
-        handle = _parquet(path)
+        handle = open_parquet(path)
         return [str(n) for n in handle.schema_arrow.names][:MAX_COLUMNS], handle.metadata.num_rows
     shaped = _json_rows(_load_json(path, name))
     if shaped is None:
@@ -469,16 +542,12 @@ def _read_file_value(path: Path, fmt: str, row: int, column: str, name: str) -> 
                 return item.get(column)
         raise LogbookError(f"{name}: no row {row}")
     if fmt == "parquet":
-        handle = _parquet(path)
+        handle = open_parquet(path)
         if column not in handle.schema_arrow.names:
             raise LogbookError(f"{name}: no column {column!r}")
-        offset = row - 1
-        for group in range(handle.num_row_groups):
-            size = handle.metadata.row_group(group).num_rows
-            if offset < size:
-                table = handle.read_row_group(group, columns=[column])
-                return table.column(0)[offset].as_py()
-            offset -= size
+        for seen, found in enumerate(parquet_values(handle, column, name), start=1):
+            if seen == row:
+                return found
         raise LogbookError(f"{name}: no row {row}")
     shaped = _json_rows(_load_json(path, name))
     if shaped is None or not 1 <= row <= len(shaped[1]):
@@ -637,11 +706,10 @@ def _read_file_column(path: Path, fmt: str, column: str, name: str) -> Iterator[
             yield item.get(column)
         return
     if fmt == "parquet":
-        handle = _parquet(path)
+        handle = open_parquet(path)
         if column not in handle.schema_arrow.names:
             raise LogbookError(f"{name}: no column {column!r}")
-        for group in range(handle.num_row_groups):
-            yield from handle.read_row_group(group, columns=[column]).column(0).to_pylist()
+        yield from parquet_values(handle, column, name)
         return
     shaped = _json_rows(_load_json(path, name))
     if shaped is None:

@@ -77,7 +77,7 @@ from openrepro.logbooks.records import (
     Testimony,
 )
 from openrepro.logbooks.sidefiles import find_side_files
-from openrepro.logbooks.tables import index_tables
+from openrepro.logbooks.tables import index_tables, open_parquet, parquet_values
 
 __all__ = ["SCHEMA_VERSION", "page_claims", "read_trackio_export", "read_trackio_logbook"]
 
@@ -693,15 +693,39 @@ def _export_run_names(folder: Path) -> dict[str, str]:
 
 
 def _export_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of ``metrics.parquet`` under the table readers' caps: the row columns and the
+    numeric columns only, at most ``MAX_METRIC_ROWS`` rows and ``_EXPORT_CELLS`` values read."""
     try:
-        parquet: Any = importlib.import_module("pyarrow.parquet")
+        arrow: Any = importlib.import_module("pyarrow")
     except ImportError as exc:
         raise LogbookError(f"{path}: pyarrow is needed to read a Trackio export") from exc
+    handle = open_parquet(path)
+    rows = handle.metadata.num_rows
+    if rows > MAX_METRIC_ROWS:
+        raise LogbookError(
+            f"{path}: more than {MAX_METRIC_ROWS:,} metrics rows (a logbook's limit)"
+        )
+    wanted = [
+        field.name
+        for field in handle.schema_arrow
+        if field.name in _DB_ROW_COLUMNS
+        or arrow.types.is_integer(field.type)
+        or arrow.types.is_floating(field.type)
+    ]
+    if rows * len(wanted) > _EXPORT_CELLS:
+        raise LogbookError(
+            f"{path}: {rows:,} rows of {len(wanted):,} columns, above {_EXPORT_CELLS:,} values"
+        )
     try:
-        rows: list[dict[str, Any]] = parquet.read_table(path).to_pylist()
+        columns = {name: list(parquet_values(handle, name, str(path))) for name in wanted}
+    except LogbookError:
+        raise
     except Exception as exc:  # pyarrow raises its own (ArrowInvalid, OSError, ...)
         raise LogbookError(f"{path}: cannot read the Parquet file ({exc})") from exc
-    return rows
+    return [{name: values[i] for name, values in columns.items()} for i in range(rows)]
+
+
+_EXPORT_CELLS = 5_000_000  # values read from a Trackio export's metrics.parquet
 
 
 def read_trackio_export(folder: Path) -> list[Metric]:
