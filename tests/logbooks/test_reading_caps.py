@@ -6,6 +6,7 @@ here is refused cleanly, or bounded, while being read."""
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import sqlite3
 import tracemalloc
@@ -20,6 +21,8 @@ from test_limits import PAGE, _trackio
 from openrepro.errors import LogbookError, UnreadableEvidenceError
 from openrepro.logbooks.bundle import file_ref
 from openrepro.logbooks.records import TableRef
+from openrepro.logbooks.render import render_markdown
+from openrepro.logbooks.space import read_space_logbook
 from openrepro.logbooks.submit import read_logbook
 from openrepro.logbooks.tables import MAX_CELL_CHARS, index_tables, read_column
 
@@ -138,3 +141,29 @@ def test_a_csv_field_over_the_limit_is_refused_cleanly(tmp_path: Path) -> None:
     with pytest.raises(UnreadableEvidenceError, match=r"ok\.csv: not a readable CSV"):
         read_column(tables, [], [], tables[0].table, "acc", lambda ref: tmp_path / ref.path,
                     max_rows=10)  # fmt: skip
+
+
+@pytest.mark.parametrize("text", ["![" * 300_000, "[\n" * 5_000, "x" * 100_001])
+def test_markdown_the_parser_would_take_minutes_on_is_shown_plain(text: str) -> None:
+    """The attack: a 10.5 KB cell `"![" * 300000` cost ~2 minutes of CPU per render."""
+    shown = render_markdown(text)
+    assert shown.startswith('<pre class="or-plain">') and html.unescape(shown[22:-6]) == text
+
+
+def test_markdown_with_links_and_a_few_stray_brackets_still_renders() -> None:
+    text = "See [the run](https://example.org/r) [1 and [2.\n\n" * 200
+    shown = render_markdown(text)
+    assert shown.count('<a href="https://example.org/r"') == 200 and "or-plain" not in shown
+
+
+def test_a_space_is_read_under_the_same_caps(tmp_path: Path) -> None:
+    """The attack: `submit space:...` applied none of the reading caps (20,000 page nodes cost
+    155 s). A downloaded Space is read with the same page, cell and text budget."""
+    (tmp_path / "pages").mkdir()
+    (tmp_path / "pages" / "index.md").write_text(PAGE, encoding="utf-8")
+    nodes = [{"slug": f"p{i}", "title": "x", "file": "pages/index.md"} for i in range(1_000)]
+    root = {"slug": "index", "title": "Claim C1", "file": "pages/index.md", "children": nodes}
+    manifest = {"schema_version": 2, "title": "Repro", "paper": "p1", "root": root}
+    (tmp_path / "logbook.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(LogbookError, match=r"logbook\.json: more than 500 pages"):
+        read_space_logbook(tmp_path)
