@@ -10,8 +10,13 @@ gets wrong (:func:`check_record`, :func:`apply_levels`):
 - ``output_edited``: the run's output prints the claim's metric (a line naming it, with numbers)
   but none of the values the run logged for it (as printed, to the digits shown);
 - ``script_cannot_log_metric``: the scripts the cell shows are the whole program (Python only,
-  importing nothing beyond the standard library and numerical packages) and neither mention
-  ``trackio`` nor the metric's key, so the run cannot have logged the metric;
+  importing nothing beyond the standard library and numerical packages, read from their syntax
+  trees: a comment mentions nothing) and neither import ``trackio`` nor run a command naming it
+  or the metric's key, so the run cannot have logged the metric;
+- ``output_shows_failure``: the run's header says exit 0 but its output ends in a Python
+  traceback (``CUDA out of memory``): the exit code is not what ran;
+- ``run_times_inconsistent``: the run's recorded duration cannot be true (above 30 days, or
+  negative: a window that would take in metrics logged long after the run);
 - ``artifact_changed_after_run``: an artifact cell recorded the file's size when the run wrote it,
   and the file has another size now (the file changed after the run; PaperBench's mtime rule,
   with the size Trackio records standing in for the mtime it does not);
@@ -22,15 +27,17 @@ A value read from a table (a file the run produced, a table it printed) is not a
 metric: the script and output checks do not apply to it, and it is downgraded to ``testimony``
 when its file changed after the run (``artifact_changed_after_run``).
 
-A run with ``run_cell_inconsistent``, ``output_edited`` or ``script_cannot_log_metric`` is
-downgraded to ``testimony``: its measurements no longer count, whatever a replay found. A
-stored replay or attestation (:class:`EvidenceLevels`, from the ``replays`` table) raises a
-run to ``replayed``/``attested`` when it matched, and downgrades it to ``testimony`` with
-``replay_mismatch`` / ``attestation_mismatch`` when it did not.
+A run with ``run_cell_inconsistent``, ``output_edited``, ``script_cannot_log_metric``,
+``output_shows_failure`` or ``run_times_inconsistent`` is downgraded to ``testimony``: its
+measurements no longer count, whatever a replay found. A stored replay or attestation
+(:class:`EvidenceLevels`, from the ``replays`` table) raises a run to ``replayed``/``attested``
+when it matched, and downgrades it to ``testimony`` with ``replay_mismatch`` /
+``attestation_mismatch`` when it did not.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 import shlex
 import sys
@@ -44,6 +51,7 @@ from openrepro.evidence.gather import claim_metric_prefix
 from openrepro.evidence.levels import ProvenanceLevel, check_level, level_rank, weakest
 from openrepro.evidence.records import Flag, Measurement
 from openrepro.logbooks.records import LogbookRecord, Run
+from openrepro.logbooks.runs import run_time_problems
 from openrepro.store.tables_provenance import Replay
 
 __all__ = [
@@ -55,6 +63,7 @@ __all__ = [
     "cell_problems",
     "check_record",
     "output_disagrees",
+    "output_shows_failure",
     "script_can_log",
     "stored_levels",
     "verdict_level",
@@ -67,12 +76,13 @@ DOWNGRADING_FLAGS: tuple[Flag, ...] = (
     "script_cannot_log_metric",
     "replay_mismatch",
     "attestation_mismatch",
+    "run_times_inconsistent",
+    "output_shows_failure",
 )
 #: Third-party packages that cannot log to Trackio on their own (numerical work only).
 NON_LOGGING_PACKAGES = frozenset({"numpy", "scipy", "pandas", "sympy", "mpmath", "torch"})
 
 _EXIT_RE = re.compile(r"^exit (-?\d+) · (\d+(?:\.\d+)?)s$", re.MULTILINE)
-_IMPORT_RE = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w., ]+))", re.MULTILINE)
 _NUMBER_RE = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
@@ -142,29 +152,89 @@ def output_disagrees(run: Run, metric: str, key: str, values: Sequence[float]) -
     return not any(_printed(literal, value) for literal in numbers for value in values)
 
 
-def _imports(source: str) -> set[str]:
-    found: set[str] = set()
-    for single, several in _IMPORT_RE.findall(source):
-        names = [single] if single else [n.strip().split(" ")[0] for n in several.split(",")]
-        found |= {name.split(".")[0] for name in names if name}
+class _Script(BaseModel):
+    """What a Python script's syntax tree shows (comments and docstrings say nothing)."""
+
+    imports: set[str] = Field(default_factory=set)  # top-level modules, absolute imports
+    strings: list[str] = Field(default_factory=list)  # string constants
+    dynamic: bool = False  # __import__, importlib, exec/eval, runpy: anything could run
+
+
+_DYNAMIC_CALLS = frozenset({"__import__", "import_module", "exec", "eval", "run_path",
+                            "run_module", "spec_from_file_location"})  # fmt: skip
+_SHELLS = frozenset({"subprocess", "os", "pty", "multiprocessing"})
+
+
+def _script(source: str) -> _Script | None:
+    """The imports, string constants and dynamic code of ``source`` (None: not Python)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    found = _Script()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.imports |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.imports.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found.strings.append(node.value)
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else (
+                func.attr if isinstance(func, ast.Attribute) else "")  # fmt: skip
+            found.dynamic |= name in _DYNAMIC_CALLS
+    found.dynamic |= bool({"importlib", "runpy"} & found.imports)
     return found
 
 
 def script_can_log(run: Run, key: str) -> bool:
     """False only when the shown scripts are provably the whole program and cannot log ``key``
-    (see the module docstring); True whenever that cannot be told."""
+    (see the module docstring); True whenever that cannot be told. Imports and strings are read
+    from each script's syntax tree, so ``import json  # trackio`` mentions nothing."""
     if not run.scripts or not all(name.endswith(".py") for name in run.scripts):
         return True
-    text = "\n".join([shlex.join(run.command), *run.scripts.values()])
-    if "trackio" in text or key in text:
+    command = shlex.join(run.command)
+    if "trackio" in command:
         return True
+    parsed = [_script(source) for source in run.scripts.values()]
+    scripts = [p for p in parsed if p is not None]
+    if len(scripts) != len(parsed):
+        return True  # not Python the parser reads: nothing can be told
     local = {name.rsplit("/", 1)[-1][:-3] for name in run.scripts}
     allowed = set(sys.stdlib_module_names) | NON_LOGGING_PACKAGES | local
-    if any(name not in allowed for source in run.scripts.values() for name in _imports(source)):
-        return True  # another module might log (e.g. a library reporting to Trackio)
+    for script in scripts:
+        if "trackio" in script.imports or script.dynamic:
+            return True
+        if any(name not in allowed for name in script.imports):
+            return True  # another module might log (e.g. a library reporting to Trackio)
+        if script.imports & _SHELLS and any(
+            "trackio" in text or key in text for text in script.strings
+        ):
+            return True  # a command it runs might (``trackio log ...``)
+    text = "\n".join([command, *(t for script in scripts for t in script.strings)])
     other_files = re.findall(r"[\w./-]+\.(?:py|sh|bash)\b", text)
     shown = {name.rsplit("/", 1)[-1] for name in run.scripts}
     return any(str(path).rsplit("/", 1)[-1] not in shown for path in other_files)
+
+
+_EXCEPTION_LINE_RE = re.compile(
+    r"^(?:[\w.]+(?:Error|Exception|Interrupt|Exit)\b.*|Killed|Segmentation fault.*"
+    r"|.*CUDA out of memory.*)$"
+)
+_TRACEBACK = "Traceback (most recent call last):"
+
+
+def output_shows_failure(run: Run) -> bool:
+    """A run recorded with exit 0 whose output ends in a Python traceback (an exception line
+    last, e.g. ``torch.OutOfMemoryError: CUDA out of memory``): the exit code is not what ran."""
+    if run.exit_code != 0:
+        return False
+    tail = run.output[-20_000:]
+    lines = [line.strip() for line in tail.splitlines() if line.strip()]
+    if not lines or _TRACEBACK not in tail:
+        return False
+    return bool(_EXCEPTION_LINE_RE.match(lines[-1]))
 
 
 def artifact_changes(record: LogbookRecord) -> list[str]:
@@ -183,6 +253,11 @@ def check_record(record: LogbookRecord) -> dict[str, list[Flag]]:
     """Claim-independent flags per run id (``""`` holds the logbook-wide ones)."""
     found: dict[str, list[Flag]] = {run_id: ["run_cell_inconsistent"]
                                     for run_id in cell_problems(record)}  # fmt: skip
+    for run_id in run_time_problems(record):
+        found.setdefault(run_id, []).append("run_times_inconsistent")
+    for run in record.runs:
+        if output_shows_failure(run):
+            found.setdefault(run.id, []).append("output_shows_failure")
     if artifact_changes(record):
         found.setdefault("", []).append("artifact_changed_after_run")
     return found
