@@ -20,6 +20,8 @@ gets wrong (:func:`check_record`, :func:`apply_levels`):
 - ``artifact_changed_after_run``: an artifact cell recorded the file's size when the run wrote it,
   and the file has another size now (the file changed after the run; PaperBench's mtime rule,
   with the size Trackio records standing in for the mtime it does not);
+- ``artifact_copied``: a file the value was read from is byte for byte a file of an earlier
+  logbook of another participant on the same paper (:func:`copied_files`): it does not count;
 - ``metric_outside_run`` (decision table, R2) and ``artifact_not_from_run`` (engine) exist
   already.
 
@@ -42,6 +44,7 @@ import re
 import shlex
 import sys
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from pydantic import BaseModel, Field
 from sqlalchemy import select
@@ -52,6 +55,7 @@ from openrepro.evidence.levels import ProvenanceLevel, check_level, level_rank, 
 from openrepro.evidence.records import Flag, Measurement
 from openrepro.logbooks.records import LogbookRecord, Run
 from openrepro.logbooks.runs import run_time_problems
+from openrepro.store import Logbook
 from openrepro.store.tables_provenance import Replay
 
 __all__ = [
@@ -61,6 +65,7 @@ __all__ = [
     "apply_levels",
     "artifact_changes",
     "cell_problems",
+    "copied_files",
     "check_record",
     "output_disagrees",
     "output_shows_failure",
@@ -98,6 +103,9 @@ class EvidenceLevels(BaseModel):
     """Standings of a logbook's runs from replays and attestations, keyed by run (cell) id."""
 
     runs: dict[str, RunStanding] = Field(default_factory=dict)
+    #: sha256 of this logbook's files that are byte for byte a file of an earlier logbook of
+    #: another participant (``artifact_copied``: they do not count)
+    copied: set[str] = Field(default_factory=set)
 
 
 def cell_problems(record: LogbookRecord) -> dict[str, list[str]]:
@@ -290,6 +298,8 @@ def apply_levels(
             # compare; a file that changed after the run no longer shows what it wrote
             if m.pointer.path and m.pointer.path in changed:
                 own.append("artifact_changed_after_run")
+            if {m.pointer.sha256, m.pointer.table} & external.copied:
+                own.append("artifact_copied")
         else:
             key = m.pointer.key or prefix + m.metric
             if not script_can_log(run, key):
@@ -335,4 +345,39 @@ def stored_levels(session: Session, logbook_id: int) -> EvidenceLevels:
         if standing.flags:
             standing.level = "testimony"
     levels.runs = {k: v for k, v in levels.runs.items() if v.flags or v.notes}
+    levels.copied = copied_files(session, logbook_id)
     return levels
+
+
+def _file_hashes(manifest: dict[str, Any]) -> set[str]:
+    """sha256 of the non-empty files a stored record's runs produced or its cells present."""
+    refs = [ref for run in manifest.get("runs") or [] for ref in run.get("produced") or []]
+    refs += [artifact.get("file") or {} for artifact in manifest.get("artifacts") or []]
+    return {str(r["sha256"]) for r in refs if isinstance(r, dict) and r.get("sha256")
+            and r.get("size", 1)}  # fmt: skip
+
+
+MAX_COPY_PEERS = 500  # earlier logbooks of a paper compared for copied files
+
+
+def copied_files(session: Session, logbook_id: int) -> set[str]:
+    """The files of logbook ``logbook_id`` that are byte for byte (same sha256) a file of an
+    earlier-submitted logbook of another participant on the same paper: a copy is not a
+    reproduction (``artifact_copied``). The earlier one keeps its evidence."""
+    book = session.get(Logbook, logbook_id)
+    if book is None:
+        return set()
+    mine = _file_hashes(book.manifest)
+    if not mine:
+        return set()
+    peers = session.scalars(
+        select(Logbook.manifest)
+        .where(Logbook.paper_id == book.paper_id, Logbook.participant_id != book.participant_id,
+               Logbook.id < book.id)
+        .order_by(Logbook.id.desc())
+        .limit(MAX_COPY_PEERS)
+    )  # fmt: skip
+    found: set[str] = set()
+    for manifest in peers:
+        found |= mine & _file_hashes(manifest)
+    return found

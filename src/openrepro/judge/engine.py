@@ -397,7 +397,8 @@ def _with_bindings(
         judged.usage.add(usage)
     if binding is None or not binding.bindings:
         return judged
-    extra = [f for f in binding.flags if f in ("map_entry_unbound", "evidence_unreadable")]
+    shown = ("map_entry_unbound", "evidence_unreadable", "artifact_copied")
+    extra = [f for f in binding.flags if f in shown]
     judged.decision.flags = list(dict.fromkeys([*judged.decision.flags, *extra]))
     _say_unreadable(judged.decision, binding)
     bindings = [b.model_dump(mode="json") for b in binding.bindings]
