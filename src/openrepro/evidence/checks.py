@@ -285,6 +285,12 @@ def apply_levels(
     changed = set(artifact_changes(record))
     flags: list[Flag] = list(static.get("", []))
     levelled: list[Measurement] = []
+    # per (run, metric, key), computed once: each measurement re-reading every other one and
+    # the whole output made 10,000 bound values quadratic
+    values_of: dict[tuple[str, str], list[float]] = {}
+    for x in found:
+        values_of.setdefault((x.run, x.metric), []).append(x.value)
+    script_flags: dict[tuple[str, str, str], list[Flag]] = {}
     for m in found:
         run = runs.get(m.run)
         if run is None or not m.within_run:
@@ -302,11 +308,15 @@ def apply_levels(
                 own.append("artifact_copied")
         else:
             key = m.pointer.key or prefix + m.metric
-            if not script_can_log(run, key):
-                own.append("script_cannot_log_metric")
-            values = [x.value for x in found if x.run == run.id and x.metric == m.metric]
-            if output_disagrees(run, m.metric, key, values):
-                own.append("output_edited")
+            known = script_flags.get((run.id, m.metric, key))
+            if known is None:
+                known = []
+                if not script_can_log(run, key):
+                    known.append("script_cannot_log_metric")
+                if output_disagrees(run, m.metric, key, values_of.get((run.id, m.metric), [])):
+                    known.append("output_edited")
+                script_flags[(run.id, m.metric, key)] = known
+            own += known
         level: ProvenanceLevel = "testimony" if own else "self-recorded"
         standing = external.runs.get(run.id)
         if standing is not None:
@@ -314,7 +324,7 @@ def apply_levels(
             level = "testimony" if own else standing.level
             own += standing.flags
         flags += own
-        levelled.append(m.model_copy(update={"level": level}))
+        levelled.append(m if m.level == level else m.model_copy(update={"level": level}))
     return levelled, list(dict.fromkeys(flags))
 
 

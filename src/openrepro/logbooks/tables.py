@@ -556,13 +556,17 @@ def _read_file_value(path: Path, fmt: str, row: int, column: str, name: str) -> 
 
 
 def _as_value(table: str, row: int, column: str, raw: object) -> TableValue:
+    # built without validation (the fields are typed here): one record per cell of a column
+    # of 10,000 rows was most of the time binding took
     if isinstance(raw, bool):
-        return TableValue(table=table, row=row, column=column, text=str(raw).lower())
-    if isinstance(raw, int | float):
+        text, value = str(raw).lower(), None
+    elif isinstance(raw, int | float):
         value = float(raw) if math.isfinite(float(raw)) else None
-        return TableValue(table=table, row=row, column=column, text=_clip(raw), value=value)
-    text = _clip(raw)
-    return TableValue(table=table, row=row, column=column, text=text, value=number(text))
+        text = _clip(raw)
+    else:
+        text = _clip(raw)
+        value = number(text)
+    return TableValue.model_construct(table=table, row=row, column=column, text=text, value=value)
 
 
 # ---- the record's tables ----
