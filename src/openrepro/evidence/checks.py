@@ -65,6 +65,7 @@ __all__ = [
     "apply_levels",
     "artifact_changes",
     "cell_problems",
+    "changed_since_submitted",
     "check_record",
     "copied_files",
     "output_disagrees",
@@ -106,6 +107,9 @@ class EvidenceLevels(BaseModel):
     #: sha256 of this logbook's files that are byte for byte a file of an earlier logbook of
     #: another participant (``artifact_copied``: they do not count)
     copied: set[str] = Field(default_factory=set)
+    #: paths of files a run produced whose bytes differ from what an earlier revision of this
+    #: logbook stored for the same run (``artifact_changed_after_run``, by content hash)
+    changed: set[str] = Field(default_factory=set)
 
 
 def cell_problems(record: LogbookRecord) -> dict[str, list[str]]:
@@ -282,8 +286,10 @@ def apply_levels(
     runs = {run.id: run for run in record.runs}
     static = check_record(record)
     prefix = claim_metric_prefix(claim_id)
-    changed = set(artifact_changes(record))
+    changed = set(artifact_changes(record)) | external.changed
     flags: list[Flag] = list(static.get("", []))
+    if external.changed:
+        flags.append("artifact_changed_after_run")
     levelled: list[Measurement] = []
     # per (run, metric, key), computed once: each measurement re-reading every other one and
     # the whole output made 10,000 bound values quadratic
@@ -356,7 +362,44 @@ def stored_levels(session: Session, logbook_id: int) -> EvidenceLevels:
             standing.level = "testimony"
     levels.runs = {k: v for k, v in levels.runs.items() if v.flags or v.notes}
     levels.copied = copied_files(session, logbook_id)
+    levels.changed = changed_since_submitted(session, logbook_id)
     return levels
+
+
+def _produced(manifest: dict[str, Any]) -> dict[tuple[str, str, str], str]:
+    """(run id, run time, path) -> sha256 of each file a stored record's runs produced."""
+    return {
+        (str(run.get("id")), str(run.get("created_at")), str(ref.get("path"))): str(ref["sha256"])
+        for run in manifest.get("runs") or []
+        for ref in run.get("produced") or []
+        if isinstance(ref, dict) and ref.get("sha256")
+    }
+
+
+def changed_since_submitted(session: Session, logbook_id: int) -> set[str]:
+    """Paths of files this logbook's runs produced whose content (sha256) differs from what an
+    earlier revision of the same participant's logbook stored for the same run (same run id
+    and time): the file was edited after the run, whatever its size (Trackio records sizes
+    only, so an edit before the first submission is not seen here)."""
+    book = session.get(Logbook, logbook_id)
+    if book is None:
+        return set()
+    mine = _produced(book.manifest)
+    if not mine:
+        return set()
+    earlier = session.scalars(
+        select(Logbook.manifest)
+        .where(Logbook.paper_id == book.paper_id, Logbook.participant_id == book.participant_id,
+               Logbook.id < book.id)
+        .order_by(Logbook.id.desc())
+        .limit(MAX_COPY_PEERS)
+    )  # fmt: skip
+    found: set[str] = set()
+    for manifest in earlier:
+        for key, sha in _produced(manifest).items():
+            if key in mine and mine[key] != sha:
+                found.add(key[2])
+    return found
 
 
 def _file_hashes(manifest: dict[str, Any]) -> set[str]:

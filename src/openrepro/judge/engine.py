@@ -397,7 +397,8 @@ def _with_bindings(
         judged.usage.add(usage)
     if binding is None or not binding.bindings:
         return judged
-    shown = ("map_entry_unbound", "evidence_unreadable", "artifact_copied")
+    shown = ("map_entry_unbound", "evidence_unreadable", "artifact_copied",
+             "artifact_changed_after_run")  # fmt: skip
     extra = [f for f in binding.flags if f in shown]
     judged.decision.flags = list(dict.fromkeys([*judged.decision.flags, *extra]))
     _say_unreadable(judged.decision, binding)
