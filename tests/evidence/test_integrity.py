@@ -1,4 +1,4 @@
-"""Self-recorded evidence with a one-line bypass each (issue 28, round 2): a comment that named
+"""Self-recorded evidence with a one-line bypass each: a comment that named
 trackio, a traceback under exit 0, a duration of 1e9 s that made a window take in metrics logged
 300 days after the run. Each takes the run's evidence down to testimony now."""
 

@@ -1,4 +1,4 @@
-"""A byte-identical copy of another participant's produced file (issue 28): the copy was judged
+"""A byte-identical copy of another participant's produced file: the copy was judged
 verified with no flag. Now the later logbook's values from it do not count (``artifact_copied``);
 the earlier one keeps its verdict."""
 

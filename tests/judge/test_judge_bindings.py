@@ -307,7 +307,7 @@ def test_submit_prints_each_claims_bindings(
     assert any("'C9' is not a claim of this paper" in w for w in report["warnings"])
     text = _cli("submit", str(ws), "--as", "cli2", cwd=folder)
     assert text.returncode == 0, text.stderr
-    # the same files under another handle are a copy of cli's (issue 28): nothing that counts
+    # the same files under another handle are a copy of cli's: nothing that counts
     assert "bindings" in text.stdout and "artifact_copied" in text.stdout
     assert "apt: match" not in text.stdout
     with challenge.store.session() as s:

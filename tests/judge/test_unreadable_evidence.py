@@ -1,4 +1,4 @@
-"""One bad logbook never stops the judge (issue 28): a produced CSV with a field over the csv
+"""One bad logbook never stops the judge: a produced CSV with a field over the csv
 module's limit, or a Parquet file with a corrupted page header, gave an exception that aborted
 ``judge run --all`` on every rerun. Now the claim gets ``inconclusive`` with the reason and the
 flag ``evidence_unreadable``, and the logbooks after it are judged."""

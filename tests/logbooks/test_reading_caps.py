@@ -1,4 +1,4 @@
-"""Caps at the point of reading (issue 28, round 2): a metrics database whose `metrics` column
+"""Caps at the point of reading: a metrics database whose `metrics` column
 is computed, huge values, table files that would blow up in memory or past the csv module's
 field limit, one file named many times, a markdown cell that costs minutes to parse. Each read
 here is refused cleanly, or bounded, while being read."""

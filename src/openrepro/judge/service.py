@@ -229,7 +229,7 @@ def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
                                      reviews=reviews.get(claim.id))  # fmt: skip
             except (LLMError, StoreError):
                 raise
-            except Exception as exc:  # one bad logbook never stops the judge (issue 28)
+            except Exception as exc:  # one bad logbook never stops the judge
                 judged = unreadable_claim(view.id, exc)
             usage.add(judged.usage)
             decision = judged.decision

@@ -149,7 +149,7 @@ def file_ref(root: Path, relative: str, where: str) -> FileRef:
 
 
 #: Files hashed lately, by (path, device, inode, size, mtime): a logbook whose 600 artifact
-#: cells name one 64 MiB file hashes it once (issue 28); a changed file has another key.
+#: cells name one 64 MiB file hashes it once; a changed file has another key.
 _HASHED: dict[tuple[str, int, int, int, int], tuple[str, int]] = {}
 _HASHED_MAX = 4096
 
