@@ -4,7 +4,8 @@ A record whose one successful run produced ``--files`` CSV files of ``--rows`` r
 (columns ``method``, ``seed``, ``accuracy``, ``loss``, ``tokens``; two methods), and a claim
 with an ordering check (``ours`` higher than ``baseline``). Timed: binding by name matching
 (every column of every table read once) and binding through an evidence map pointing at one
-file's rows, both with :func:`openrepro.evidence.binding.bind_claim` as the judge calls it.
+file's rows, both with :func:`openrepro.evidence.binding.bind_claim` as the judge calls it; then
+the evaluation and the verdict's check panel on the board over the values the map bound.
 
     .venv/bin/python bench/binding.py [--rows 10000] [--files 4] [--repeat 3]
 
@@ -19,10 +20,13 @@ import hashlib
 import platform
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+from openrepro.board.checks import check_shown
 from openrepro.claims.checks import Check, Quantity
 from openrepro.evidence.binding import bind_claim
+from openrepro.evidence.relations import evaluate
 from openrepro.logbooks.manifest import EvidenceMap
 from openrepro.logbooks.records import FileRef, LogbookRecord, Run
 from openrepro.logbooks.tables import index_tables
@@ -38,6 +42,29 @@ def _write(path: Path, rows: int, shift: float) -> FileRef:
             out.writerow([method, i, f"{value:.3f}", f"{1 / (i + 1):.5f}", i * 1000])
     data = path.read_bytes()
     return FileRef(path=path.name, sha256=hashlib.sha256(data).hexdigest(), size=len(data))
+
+
+def _judge_and_panel(
+    record: LogbookRecord, check: Check, locate: Callable[[FileRef], Path | None], repeat: int
+) -> None:
+    """The rest of judging the claim (levels, evaluation) and the verdict's check panel
+    (:func:`openrepro.board.checks.check_shown`), on the rows the map binds: both should grow
+    about linearly with the rows (the panel was quadratic: 500/1,000/2,000 rows took
+    1.2/3.9/8.5 s)."""
+    bound = bind_claim(record, "p1/C1", check, [], locate=locate, hints=["accuracy"])
+    start = time.perf_counter()
+    result = evaluate(check, bound.bound)
+    evaluated = time.perf_counter() - start
+    evidence = [m.pointer.model_dump(exclude_defaults=True) for m in bound.used]
+    details = result.model_dump(mode="json")
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        shown = check_shown(details, evidence, "p1/C1")
+        best = min(best, time.perf_counter() - start)
+    rows = len(shown.values) if shown else 0
+    print(f"evaluation: {evaluated * 1000:.0f} ms ({result.verdict}); check panel: "
+          f"{best * 1000:.0f} ms for {rows:,} bound values")  # fmt: skip
 
 
 def main() -> None:
@@ -80,6 +107,7 @@ def main() -> None:
                 f"{label}: {best * 1000:.0f} ms for {args.files} x {args.rows:,} rows "
                 f"({cells / best / 1e6:.2f} M cells/s read), bound {hows}, {values:,} values"
             )
+        _judge_and_panel(mapped, check, locate, args.repeat)
     print(
         f"machine: {platform.machine()}, {platform.python_implementation()} "
         f"{platform.python_version()}"

@@ -11,7 +11,7 @@ unless it says otherwise.
 | ConfigError, ChallengeNotFoundError, ClaimError, CheckError, WorkspaceExistsError | 2 | 400 |
 | LLMAuthError | 2 | 502 |
 | LLMError, LLMUnavailableError, LLMOutputError | 1 | 502 |
-| LogbookError, UnsafeArchiveError | 2 | 422 |
+| LogbookError, UnsafeArchiveError, UnreadableEvidenceError | 2 | 422 |
 | NotFoundError | 3 | 404 |
 | PermissionDeniedError | 4 | 403 |
 | AuthError | 4 | 401 |
@@ -52,6 +52,7 @@ __all__ = [
     "PushError",
     "SourceError",
     "StoreError",
+    "UnreadableEvidenceError",
     "UnsafeArchiveError",
     "WorkspaceExistsError",
 ]
@@ -148,6 +149,11 @@ class LogbookError(OpenReproError):
 
 class UnsafeArchiveError(LogbookError):
     """An archive was refused before anything was written (path escape, link, device, bomb)."""
+
+
+class UnreadableEvidenceError(LogbookError):
+    """A stored file of a logbook cannot be read when judging (a CSV field over the field limit,
+    a corrupted Parquet page): the claim gets ``evidence_unreadable``, the judge goes on."""
 
 
 class PermissionDeniedError(OpenReproError):

@@ -127,3 +127,25 @@ def test_hostile_files_store_nothing(
     with pytest.raises(ClaimError, match=message):
         _import(challenge, path)
     assert _count(challenge) == 0
+
+
+def test_a_check_must_cover_the_claims_text_not_only_its_quote(
+    challenge: ChallengeContext, tmp_path: Path
+) -> None:
+    """The attack: an imported claim whose text says "+20 points over every baseline" and whose
+    quote says "The error is at least 0." got the check `error >= 0`."""
+    import_papers(challenge.store, challenge.challenge_id,
+                  [PaperRecord(venue_id="p9", title="Bound", abstract="A bound.",
+                               full_text="Results. The error is at least 0. We are done.")],
+                  source="t")  # fmt: skip
+    quote = "The error is at least 0."
+    path = _write(tmp_path / "claims.json", {"claims": [
+        {"paper": "p9", "claim": "Our method gains +20 points over every baseline.",
+         "quote": quote},
+        {"paper": "p9", "claim": "The error is at least 0.", "quote": quote},
+    ]})  # fmt: skip
+    _import(challenge, path)
+    inflated, honest = _claims(challenge)
+    assert honest.check is not None  # the rules draft a check for the quote as written
+    assert inflated.check is None
+    assert "+20" in inflated.provenance["check_abstained"]

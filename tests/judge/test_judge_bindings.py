@@ -310,11 +310,8 @@ def test_submit_prints_each_claims_bindings(
     assert any("'C9' is not a claim of this paper" in w for w in report["warnings"])
     text = _cli("submit", str(ws), "--as", "cli2", cwd=folder)
     assert text.returncode == 0, text.stderr
-    assert "bindings" in text.stdout and "baseline: map: evidence map: outputs/glue.csv" in (
-        " ".join(text.stdout.split())
-    )
-    assert "apt: match: outputs/glue.csv: method=apt, column accuracy, 2 values" in (
-        " ".join(text.stdout.split())
-    )
+    # the same files under another handle are a copy of cli's: nothing that counts
+    assert "bindings" in text.stdout and "artifact_copied" in text.stdout
+    assert "apt: match" not in text.stdout
     with challenge.store.session() as s:
         assert s.scalar(select(func.count()).select_from(Logbook)) == 2

@@ -212,6 +212,28 @@ def _anchor(paper: Paper, claim: ImportedClaim) -> tuple[Quote | None, float]:
     return quote, round(ratio, 4)
 
 
+_TEXT_NUMBER_RE = re.compile(r"(?<![\w.])[-+]?(?:\d[\d,]*\.?\d*|\.\d+)(?![\w])")
+
+
+def _numbers(text: str) -> dict[float, str]:
+    found: dict[float, str] = {}
+    for literal in _TEXT_NUMBER_RE.findall(text):
+        try:
+            found.setdefault(abs(float(literal.replace(",", "").rstrip("."))), literal)
+        except ValueError:
+            continue
+    return found
+
+
+def _uncovered(text: str, quotes: list[str]) -> list[str]:
+    """The numbers the claim's text states that none of its quotes does. A check drafted from
+    the quote alone would not test the claim as written (a text saying "+20 points over every
+    baseline" on a quote saying "The error is at least 0." drafted ``error >= 0``): such a
+    claim gets no check from the rules (a wrong check is worse than none)."""
+    quoted = {value for quote in quotes for value in _numbers(quote)}
+    return [literal for value, literal in _numbers(text).items() if value not in quoted]
+
+
 def _paper(session: Session, challenge_id: int, ref: str, where: str) -> Paper:
     paper = session.scalar(
         select(Paper).where(Paper.challenge_id == challenge_id, Paper.venue_id == ref)
@@ -262,16 +284,20 @@ def import_claims(
         quotes = [quote] if anchored and quote is not None else []
         key = f"C{next_key(session, paper.id)}"
         reported, scale = derived_values(paper, quotes)
+        check = draft_for_claim([q.text for q in quotes], f"{paper.venue_id}/{key}",
+                                Scale.model_validate(scale))  # fmt: skip
+        uncovered = _uncovered(item.text, [q.text for q in quotes]) if check else []
         claim = Claim(
             paper_id=paper.id, key=key, text=item.text, kind=item.kind,
             quotes=[q.model_dump() for q in quotes], reported=reported, scale=scale,
-            check=draft_for_claim([q.text for q in quotes], f"{paper.venue_id}/{key}",
-                                  Scale.model_validate(scale)),
+            check=None if uncovered else check,
             origin="imported",
             provenance={
                 "imported_from": path.name, "row": item.row, "given_quote": item.quote,
                 "anchor": quote.model_dump() if quote else None, "similarity": similarity,
                 "threshold": threshold, "unanchored": not anchored, "imported_by": editor,
+                **({"check_abstained": "the claim's text states "
+                    f"{', '.join(uncovered)}, which its quote does not"} if uncovered else {}),
             },
         )  # fmt: skip
         reason = f"imported from {path.name}"

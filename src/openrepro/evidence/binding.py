@@ -50,7 +50,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from openrepro.claims.checks import Check, Quantity, sweep_metric, sweeps_of
-from openrepro.errors import LogbookError
+from openrepro.errors import LogbookError, UnreadableEvidenceError
 from openrepro.evidence.checks import EvidenceLevels, apply_levels
 from openrepro.evidence.gather import CLAIM_METRICS, metric_measurements
 from openrepro.evidence.records import Flag, Measurement, Pointer, describe_pointer
@@ -120,6 +120,8 @@ class CheckBinding(BaseModel):
     used: list[Measurement] = Field(default_factory=list)
     bindings: list[Binding] = Field(default_factory=list)
     flags: list[Flag] = Field(default_factory=list)
+    #: tables that could not be read (``evidence_unreadable``): the file and the problem
+    unreadable: list[str] = Field(default_factory=list)
 
 
 def bind_check(
@@ -195,6 +197,7 @@ class _Tables:
         self.record = record
         self.locate = locate
         self._columns: dict[tuple[str, str], list[TableValue]] = {}
+        self.unreadable: dict[str, str] = {}  # table -> why it cannot be read
         runs = {r.id for r in record.runs if r.exit_code == 0}
         self.eligible: list[TableRef] = [
             t for t in record.tables
@@ -213,22 +216,28 @@ class _Tables:
             if self.locate is None and table.source == "file":
                 raise LogbookError(f"{table.path}: the file cannot be read here")
             locate = self.locate or (lambda ref: None)
-            self._columns[key] = read_column(
-                self.record.tables, self.record.runs, self.record.pages, table.table, column,
-                locate, max_rows=MAX_BIND_ROWS,
-            )  # fmt: skip
+            try:
+                self._columns[key] = read_column(
+                    self.record.tables, self.record.runs, self.record.pages, table.table, column,
+                    locate, max_rows=MAX_BIND_ROWS,
+                )  # fmt: skip
+            except UnreadableEvidenceError as exc:
+                self.unreadable.setdefault(table.table, str(exc))
+                raise
         return self._columns[key]
 
 
 def _cell_measurements(
     table: TableRef, rows: Sequence[int], values: Sequence[TableValue], quantity: str
 ) -> list[Measurement]:
+    # built without validation (every field typed here): a record validated per cell made
+    # binding a 10,000-row table take minutes
     return [
-        Measurement(
+        Measurement.model_construct(
             value=float(values[row - 1].value or 0.0), metric=quantity,
             run=table.run_of_row(row), seed=f"{table.table}:{row}", run_ok=table.run_ok,
             within_run=True,
-            pointer=Pointer(kind="table_cell", table=table.table, row=row,
+            pointer=Pointer.model_construct(kind="table_cell", table=table.table, row=row,
                             column=values[row - 1].column, path=table.path,
                             run=table.run_of_row(row),
                             sha256=table.table if table.source == "file" else ""),
@@ -622,6 +631,9 @@ def bind_claim(
             only = len(check.all_quantities()) == 1
             entry.reason += _corroborated(tables, quantity, sweeps.get(quantity.name), wanted,
                                           only, entry.values)  # fmt: skip
+    result.unreadable = list(tables.unreadable.values())
+    if result.unreadable:
+        result.flags.append("evidence_unreadable")
     result.flags = list(dict.fromkeys(result.flags))
     return result
 

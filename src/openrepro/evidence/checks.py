@@ -10,11 +10,18 @@ gets wrong (:func:`check_record`, :func:`apply_levels`):
 - ``output_edited``: the run's output prints the claim's metric (a line naming it, with numbers)
   but none of the values the run logged for it (as printed, to the digits shown);
 - ``script_cannot_log_metric``: the scripts the cell shows are the whole program (Python only,
-  importing nothing beyond the standard library and numerical packages) and neither mention
-  ``trackio`` nor the metric's key, so the run cannot have logged the metric;
+  importing nothing beyond the standard library and numerical packages, read from their syntax
+  trees: a comment mentions nothing) and neither import ``trackio`` nor run a command naming it
+  or the metric's key, so the run cannot have logged the metric;
+- ``output_shows_failure``: the run's header says exit 0 but its output ends in a Python
+  traceback (``CUDA out of memory``): the exit code is not what ran;
+- ``run_times_inconsistent``: the run's recorded duration cannot be true (above 30 days, or
+  negative: a window that would take in metrics logged long after the run);
 - ``artifact_changed_after_run``: an artifact cell recorded the file's size when the run wrote it,
   and the file has another size now (the file changed after the run; PaperBench's mtime rule,
   with the size Trackio records standing in for the mtime it does not);
+- ``artifact_copied``: a file the value was read from is byte for byte a file of an earlier
+  logbook of another participant on the same paper (:func:`copied_files`): it does not count;
 - ``metric_outside_run`` (decision table, R2) and ``artifact_not_from_run`` (engine) exist
   already.
 
@@ -22,21 +29,24 @@ A value read from a table (a file the run produced, a table it printed) is not a
 metric: the script and output checks do not apply to it, and it is downgraded to ``testimony``
 when its file changed after the run (``artifact_changed_after_run``).
 
-A run with ``run_cell_inconsistent``, ``output_edited`` or ``script_cannot_log_metric`` is
-downgraded to ``testimony``: its measurements no longer count, whatever a replay found. A
-stored replay or attestation (:class:`EvidenceLevels`, from the ``replays`` table) raises a
-run to ``replayed``/``attested`` when it matched, and downgrades it to ``testimony`` with
-``replay_mismatch`` / ``attestation_mismatch`` when it did not. A value read from a logbook file
-that a matched replay wrote again (``EvidenceLevels.files``) is ``replayed``, whichever run the
-logbook ties the file to.
+A run with ``run_cell_inconsistent``, ``output_edited``, ``script_cannot_log_metric``,
+``output_shows_failure`` or ``run_times_inconsistent`` is downgraded to ``testimony``: its
+measurements no longer count, whatever a replay found. A stored replay or attestation
+(:class:`EvidenceLevels`, from the ``replays`` table) raises a run to ``replayed``/``attested``
+when it matched, and downgrades it to ``testimony`` with ``replay_mismatch`` /
+``attestation_mismatch`` when it did not. A value read from a logbook file that a matched
+replay wrote again (``EvidenceLevels.files``) is ``replayed``, whichever run the logbook ties
+the file to.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 import shlex
 import sys
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from pydantic import BaseModel, Field
 from sqlalchemy import select
@@ -46,6 +56,8 @@ from openrepro.evidence.gather import claim_metric_prefix
 from openrepro.evidence.levels import ProvenanceLevel, check_level, level_rank, weakest
 from openrepro.evidence.records import Flag, Measurement
 from openrepro.logbooks.records import LogbookRecord, Run, changed_after_run
+from openrepro.logbooks.runs import run_time_problems
+from openrepro.store import Logbook
 from openrepro.store.tables_provenance import Replay
 
 __all__ = [
@@ -55,8 +67,11 @@ __all__ = [
     "apply_levels",
     "artifact_changes",
     "cell_problems",
+    "changed_since_submitted",
     "check_record",
+    "copied_files",
     "output_disagrees",
+    "output_shows_failure",
     "script_can_log",
     "stored_levels",
     "verdict_level",
@@ -69,12 +84,13 @@ DOWNGRADING_FLAGS: tuple[Flag, ...] = (
     "script_cannot_log_metric",
     "replay_mismatch",
     "attestation_mismatch",
+    "run_times_inconsistent",
+    "output_shows_failure",
 )
 #: Third-party packages that cannot log to Trackio on their own (numerical work only).
 NON_LOGGING_PACKAGES = frozenset({"numpy", "scipy", "pandas", "sympy", "mpmath", "torch"})
 
 _EXIT_RE = re.compile(r"^exit (-?\d+) · (\d+(?:\.\d+)?)s$", re.MULTILINE)
-_IMPORT_RE = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w., ]+))", re.MULTILINE)
 _NUMBER_RE = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
@@ -93,6 +109,12 @@ class EvidenceLevels(BaseModel):
 
     runs: dict[str, RunStanding] = Field(default_factory=dict)
     files: dict[str, str] = Field(default_factory=dict)
+    #: sha256 of this logbook's files that are byte for byte a file of an earlier logbook of
+    #: another participant (``artifact_copied``: they do not count)
+    copied: set[str] = Field(default_factory=set)
+    #: paths of files a run produced whose bytes differ from what an earlier revision of this
+    #: logbook stored for the same run (``artifact_changed_after_run``, by content hash)
+    changed: set[str] = Field(default_factory=set)
 
 
 def cell_problems(record: LogbookRecord) -> dict[str, list[str]]:
@@ -147,29 +169,89 @@ def output_disagrees(run: Run, metric: str, key: str, values: Sequence[float]) -
     return not any(_printed(literal, value) for literal in numbers for value in values)
 
 
-def _imports(source: str) -> set[str]:
-    found: set[str] = set()
-    for single, several in _IMPORT_RE.findall(source):
-        names = [single] if single else [n.strip().split(" ")[0] for n in several.split(",")]
-        found |= {name.split(".")[0] for name in names if name}
+class _Script(BaseModel):
+    """What a Python script's syntax tree shows (comments and docstrings say nothing)."""
+
+    imports: set[str] = Field(default_factory=set)  # top-level modules, absolute imports
+    strings: list[str] = Field(default_factory=list)  # string constants
+    dynamic: bool = False  # __import__, importlib, exec/eval, runpy: anything could run
+
+
+_DYNAMIC_CALLS = frozenset({"__import__", "import_module", "exec", "eval", "run_path",
+                            "run_module", "spec_from_file_location"})  # fmt: skip
+_SHELLS = frozenset({"subprocess", "os", "pty", "multiprocessing"})
+
+
+def _script(source: str) -> _Script | None:
+    """The imports, string constants and dynamic code of ``source`` (None: not Python)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    found = _Script()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.imports |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.imports.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found.strings.append(node.value)
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else (
+                func.attr if isinstance(func, ast.Attribute) else "")  # fmt: skip
+            found.dynamic |= name in _DYNAMIC_CALLS
+    found.dynamic |= bool({"importlib", "runpy"} & found.imports)
     return found
 
 
 def script_can_log(run: Run, key: str) -> bool:
     """False only when the shown scripts are provably the whole program and cannot log ``key``
-    (see the module docstring); True whenever that cannot be told."""
+    (see the module docstring); True whenever that cannot be told. Imports and strings are read
+    from each script's syntax tree, so ``import json  # trackio`` mentions nothing."""
     if not run.scripts or not all(name.endswith(".py") for name in run.scripts):
         return True
-    text = "\n".join([shlex.join(run.command), *run.scripts.values()])
-    if "trackio" in text or key in text:
+    command = shlex.join(run.command)
+    if "trackio" in command:
         return True
+    parsed = [_script(source) for source in run.scripts.values()]
+    scripts = [p for p in parsed if p is not None]
+    if len(scripts) != len(parsed):
+        return True  # not Python the parser reads: nothing can be told
     local = {name.rsplit("/", 1)[-1][:-3] for name in run.scripts}
     allowed = set(sys.stdlib_module_names) | NON_LOGGING_PACKAGES | local
-    if any(name not in allowed for source in run.scripts.values() for name in _imports(source)):
-        return True  # another module might log (e.g. a library reporting to Trackio)
+    for script in scripts:
+        if "trackio" in script.imports or script.dynamic:
+            return True
+        if any(name not in allowed for name in script.imports):
+            return True  # another module might log (e.g. a library reporting to Trackio)
+        if script.imports & _SHELLS and any(
+            "trackio" in text or key in text for text in script.strings
+        ):
+            return True  # a command it runs might (``trackio log ...``)
+    text = "\n".join([command, *(t for script in scripts for t in script.strings)])
     other_files = re.findall(r"[\w./-]+\.(?:py|sh|bash)\b", text)
     shown = {name.rsplit("/", 1)[-1] for name in run.scripts}
     return any(str(path).rsplit("/", 1)[-1] not in shown for path in other_files)
+
+
+_EXCEPTION_LINE_RE = re.compile(
+    r"^(?:[\w.]+(?:Error|Exception|Interrupt|Exit)\b.*|Killed|Segmentation fault.*"
+    r"|.*CUDA out of memory.*)$"
+)
+_TRACEBACK = "Traceback (most recent call last):"
+
+
+def output_shows_failure(run: Run) -> bool:
+    """A run recorded with exit 0 whose output ends in a Python traceback (an exception line
+    last, e.g. ``torch.OutOfMemoryError: CUDA out of memory``): the exit code is not what ran."""
+    if run.exit_code != 0:
+        return False
+    tail = run.output[-20_000:]
+    lines = [line.strip() for line in tail.splitlines() if line.strip()]
+    if not lines or _TRACEBACK not in tail:
+        return False
+    return bool(_EXCEPTION_LINE_RE.match(lines[-1]))
 
 
 def artifact_changes(record: LogbookRecord) -> list[str]:
@@ -182,6 +264,11 @@ def check_record(record: LogbookRecord) -> dict[str, list[Flag]]:
     """Claim-independent flags per run id (``""`` holds the logbook-wide ones)."""
     found: dict[str, list[Flag]] = {run_id: ["run_cell_inconsistent"]
                                     for run_id in cell_problems(record)}  # fmt: skip
+    for run_id in run_time_problems(record):
+        found.setdefault(run_id, []).append("run_times_inconsistent")
+    for run in record.runs:
+        if output_shows_failure(run):
+            found.setdefault(run.id, []).append("output_shows_failure")
     if artifact_changes(record):
         found.setdefault("", []).append("artifact_changed_after_run")
     return found
@@ -198,9 +285,17 @@ def apply_levels(
     runs = {run.id: run for run in record.runs}
     static = check_record(record)
     prefix = claim_metric_prefix(claim_id)
-    changed = set(artifact_changes(record))
+    changed = set(artifact_changes(record)) | external.changed
     flags: list[Flag] = list(static.get("", []))
+    if external.changed:
+        flags.append("artifact_changed_after_run")
     levelled: list[Measurement] = []
+    # per (run, metric, key), computed once: each measurement re-reading every other one and
+    # the whole output made 10,000 bound values quadratic
+    values_of: dict[tuple[str, str], list[float]] = {}
+    for x in found:
+        values_of.setdefault((x.run, x.metric), []).append(x.value)
+    script_flags: dict[tuple[str, str, str], list[Flag]] = {}
     for m in found:
         run = runs.get(m.run)
         replayed_file = external.files.get(m.pointer.path) if m.pointer.path else None
@@ -224,13 +319,19 @@ def apply_levels(
             # compare; a file that changed after the run no longer shows what it wrote
             if m.pointer.path and m.pointer.path in changed:
                 own.append("artifact_changed_after_run")
+            if {m.pointer.sha256, m.pointer.table} & external.copied:
+                own.append("artifact_copied")
         else:
             key = m.pointer.key or prefix + m.metric
-            if not script_can_log(run, key):
-                own.append("script_cannot_log_metric")
-            values = [x.value for x in found if x.run == run.id and x.metric == m.metric]
-            if output_disagrees(run, m.metric, key, values):
-                own.append("output_edited")
+            known = script_flags.get((run.id, m.metric, key))
+            if known is None:
+                known = []
+                if not script_can_log(run, key):
+                    known.append("script_cannot_log_metric")
+                if output_disagrees(run, m.metric, key, values_of.get((run.id, m.metric), [])):
+                    known.append("output_edited")
+                script_flags[(run.id, m.metric, key)] = known
+            own += known
         level: ProvenanceLevel = "testimony" if own else "self-recorded"
         standing = external.runs.get(run.id)
         if standing is not None:
@@ -238,7 +339,7 @@ def apply_levels(
             level = "testimony" if own else standing.level
             own += standing.flags
         flags += own
-        levelled.append(m.model_copy(update={"level": level}))
+        levelled.append(m if m.level == level else m.model_copy(update={"level": level}))
     return levelled, list(dict.fromkeys(flags))
 
 
@@ -274,4 +375,76 @@ def stored_levels(session: Session, logbook_id: int) -> EvidenceLevels:
     levels.files = {path: run for path, run in levels.files.items()
                     if not levels.runs.get(run, RunStanding()).flags}  # fmt: skip
     levels.runs = {k: v for k, v in levels.runs.items() if v.flags or v.notes}
+    levels.copied = copied_files(session, logbook_id)
+    levels.changed = changed_since_submitted(session, logbook_id)
     return levels
+
+
+def _produced(manifest: dict[str, Any]) -> dict[tuple[str, str, str], str]:
+    """(run id, run time, path) -> sha256 of each file a stored record's runs produced."""
+    return {
+        (str(run.get("id")), str(run.get("created_at")), str(ref.get("path"))): str(ref["sha256"])
+        for run in manifest.get("runs") or []
+        for ref in run.get("produced") or []
+        if isinstance(ref, dict) and ref.get("sha256")
+    }
+
+
+def changed_since_submitted(session: Session, logbook_id: int) -> set[str]:
+    """Paths of files this logbook's runs produced whose content (sha256) differs from what an
+    earlier revision of the same participant's logbook stored for the same run (same run id
+    and time): the file was edited after the run, whatever its size (Trackio records sizes
+    only, so an edit before the first submission is not seen here)."""
+    book = session.get(Logbook, logbook_id)
+    if book is None:
+        return set()
+    mine = _produced(book.manifest)
+    if not mine:
+        return set()
+    earlier = session.scalars(
+        select(Logbook.manifest)
+        .where(Logbook.paper_id == book.paper_id, Logbook.participant_id == book.participant_id,
+               Logbook.id < book.id)
+        .order_by(Logbook.id.desc())
+        .limit(MAX_COPY_PEERS)
+    )  # fmt: skip
+    found: set[str] = set()
+    for manifest in earlier:
+        for key, sha in _produced(manifest).items():
+            if key in mine and mine[key] != sha:
+                found.add(key[2])
+    return found
+
+
+def _file_hashes(manifest: dict[str, Any]) -> set[str]:
+    """sha256 of the non-empty files a stored record's runs produced or its cells present."""
+    refs = [ref for run in manifest.get("runs") or [] for ref in run.get("produced") or []]
+    refs += [artifact.get("file") or {} for artifact in manifest.get("artifacts") or []]
+    return {str(r["sha256"]) for r in refs if isinstance(r, dict) and r.get("sha256")
+            and r.get("size", 1)}  # fmt: skip
+
+
+MAX_COPY_PEERS = 500  # earlier logbooks of a paper compared for copied files
+
+
+def copied_files(session: Session, logbook_id: int) -> set[str]:
+    """The files of logbook ``logbook_id`` that are byte for byte (same sha256) a file of an
+    earlier-submitted logbook of another participant on the same paper: a copy is not a
+    reproduction (``artifact_copied``). The earlier one keeps its evidence."""
+    book = session.get(Logbook, logbook_id)
+    if book is None:
+        return set()
+    mine = _file_hashes(book.manifest)
+    if not mine:
+        return set()
+    peers = session.scalars(
+        select(Logbook.manifest)
+        .where(Logbook.paper_id == book.paper_id, Logbook.participant_id != book.participant_id,
+               Logbook.id < book.id)
+        .order_by(Logbook.id.desc())
+        .limit(MAX_COPY_PEERS)
+    )  # fmt: skip
+    found: set[str] = set()
+    for manifest in peers:
+        found |= mine & _file_hashes(manifest)
+    return found

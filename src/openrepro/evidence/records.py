@@ -37,6 +37,8 @@ Flag = Literal[
     "metric_outside_run",
     # binding (docs/checks.md): an evidence-map entry that binds nothing
     "map_entry_unbound",
+    # a file the logbook holds could not be read (a reader's refusal; the judge goes on)
+    "evidence_unreadable",
     # provenance checks (docs/provenance.md): evidence downgraded to testimony or contradicted
     "run_cell_inconsistent",
     "output_edited",
@@ -44,6 +46,9 @@ Flag = Literal[
     "artifact_changed_after_run",
     "replay_mismatch",
     "attestation_mismatch",
+    "artifact_copied",
+    "run_times_inconsistent",
+    "output_shows_failure",
     # human judgement (openrepro.evidence.human): consistency of the reviewers' answers
     "needs_human",
     "too_few_items",

@@ -67,6 +67,7 @@ __all__ = [
     "JudgedClaim",
     "judge_claim",
     "judge_config",
+    "unreadable_claim",
 ]
 
 JUDGE_VERSION = "rules-v3"  # v3: evidence maps and name matching bind a check's quantities
@@ -359,6 +360,7 @@ def _by_check(
                         rationale=f"{result.rule_name}: {rationale}", flags=flags)  # fmt: skip
     extra = _extra_flags(record, claim, decision.verdict)
     decision.flags = list(dict.fromkeys([*decision.flags, *binding.flags, *extra]))
+    _say_unreadable(decision, binding)
     details = result.model_dump(mode="json")
     details["bindings"] = [b.model_dump(mode="json") for b in binding.bindings]
     chose = any(b.how == "llm" for b in binding.bindings)
@@ -368,6 +370,21 @@ def _by_check(
         evidence=[m.pointer for m in used], measured=[m.value for m in used],
         provenance=verdict_level(used), details=details,
     ), binding, usage  # fmt: skip
+
+
+def _say_unreadable(decision: Decision, binding: CheckBinding) -> None:
+    """A table that could not be read is named in the rationale (``evidence_unreadable``)."""
+    if binding.unreadable:
+        decision.rationale += f" (unreadable: {'; '.join(binding.unreadable)})"
+
+
+def unreadable_claim(claim_id: str, problem: Exception) -> JudgedClaim:
+    """The verdict of a claim whose evidence could not be read at all (a reader or binder
+    error): ``inconclusive`` with the reason and ``evidence_unreadable``; the judge goes on."""
+    decision = Decision(verdict="inconclusive", rule="E1",
+                        rationale=f"the logbook's evidence could not be read: {problem}",
+                        flags=["evidence_unreadable"])  # fmt: skip
+    return JudgedClaim(claim_id=claim_id, decision=decision, path="none")
 
 
 def _with_bindings(
@@ -380,7 +397,9 @@ def _with_bindings(
         judged.usage.add(usage)
     if binding is None or not binding.bindings:
         return judged
-    extra = [f for f in binding.flags if f == "map_entry_unbound"]
+    shown = ("map_entry_unbound", "evidence_unreadable", "artifact_copied",
+             "artifact_changed_after_run")  # fmt: skip
+    extra = [f for f in binding.flags if f in shown]
     judged.decision.flags = list(dict.fromkeys([*judged.decision.flags, *extra]))
     unbound = [b for b in binding.bindings if b.how == "unbound"]
     if judged.decision.verdict == "inconclusive" and judged.decision.rule == "R3" and unbound:
@@ -389,6 +408,7 @@ def _with_bindings(
             f"no value bound for quantity {b.quantity} ({b.reason or 'nothing binds it'})"
             for b in unbound
         )
+    _say_unreadable(judged.decision, binding)
     bindings = [b.model_dump(mode="json") for b in binding.bindings]
     judged.details = {**judged.details, "bindings": bindings}
     return judged

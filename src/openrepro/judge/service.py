@@ -23,11 +23,17 @@ from sqlalchemy import func, select
 
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.service import claim_view
-from openrepro.errors import NotFoundError
+from openrepro.errors import LLMError, NotFoundError, StoreError
 from openrepro.evidence.checks import stored_levels
 from openrepro.evidence.reviews import answered_since, newest_answers, stored_reviews
 from openrepro.identity.service import ensure_writable
-from openrepro.judge.engine import JUDGE_VERSION, PROMPT_VERSION, judge_claim, judge_config
+from openrepro.judge.engine import (
+    JUDGE_VERSION,
+    PROMPT_VERSION,
+    judge_claim,
+    judge_config,
+    unreadable_claim,
+)
 from openrepro.llm import LLMClient, Usage
 from openrepro.logbooks.records import LogbookRecord
 from openrepro.logbooks.revisions import latest_logbook_ids
@@ -218,8 +224,13 @@ def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
                 )  # fmt: skip
                 continue
             started = time.perf_counter()
-            judged = judge_claim(record, view, clients=clients, levels=levels, locate=locate,
-                                 reviews=reviews.get(claim.id))  # fmt: skip
+            try:
+                judged = judge_claim(record, view, clients=clients, levels=levels, locate=locate,
+                                     reviews=reviews.get(claim.id))  # fmt: skip
+            except (LLMError, StoreError):
+                raise
+            except Exception as exc:  # one bad logbook never stops the judge
+                judged = unreadable_claim(view.id, exc)
             usage.add(judged.usage)
             decision = judged.decision
             values = dict(

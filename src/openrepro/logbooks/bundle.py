@@ -131,13 +131,27 @@ def file_ref(root: Path, relative: str, where: str) -> FileRef:
     path = root / pure
     if path.is_symlink() or not path.is_file():
         raise LogbookError(f"{where}: file {relative!r} is missing (or not a regular file)")
-    digest = hashlib.sha256()
-    size = 0
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-            size += len(chunk)
-    return FileRef(path=pure.as_posix(), sha256=digest.hexdigest(), size=size)
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+    hashed = _HASHED.get(key)
+    if hashed is None:  # each file is hashed once, however many cells name it
+        digest = hashlib.sha256()
+        size = 0
+        with path.open("rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(chunk)
+                size += len(chunk)
+        hashed = (digest.hexdigest(), size)
+        if len(_HASHED) >= _HASHED_MAX:
+            _HASHED.pop(next(iter(_HASHED)))
+        _HASHED[key] = hashed
+    return FileRef(path=pure.as_posix(), sha256=hashed[0], size=hashed[1])
+
+
+#: Files hashed lately, by (path, device, inode, size, mtime): a logbook whose 600 artifact
+#: cells name one 64 MiB file hashes it once; a changed file has another key.
+_HASHED: dict[tuple[str, int, int, int, int], tuple[str, int]] = {}
+_HASHED_MAX = 4096
 
 
 def _text(root: Path, ref: FileRef, where: str) -> str:

@@ -211,9 +211,10 @@ def page_tree(logbook_dir: Path, manifest: TrackioManifest) -> tuple[list[PageNo
     pages = logbook_dir / "pages"
     if pages.is_dir() and not pages.is_symlink():
         order = _link_order(pages / "index.md")
+        rank = {name: i for i, name in enumerate(order)}  # a lookup: 20,000 pages were n^2
         found = sorted(
             (d for d in pages.iterdir() if d.is_dir() and not d.is_symlink()),
-            key=lambda d: (order.index(d.name) if d.name in order else len(order), d.name),
+            key=lambda d: (rank.get(d.name, len(order)), d.name),
         )
         for folder in found:
             file = f"pages/{folder.name}/page.md"

@@ -25,6 +25,7 @@ from markdown_it.renderer import RendererProtocol
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
+from openrepro.logbooks.limits import markdown_within_budget
 from openrepro.logbooks.records import Artifact, Cell, FileRef, LogbookRecord, Metric, Page, Run
 from openrepro.logbooks.runs import RunFinder
 
@@ -164,7 +165,13 @@ def _clean(fragment: str) -> str:
 
 
 def render_markdown(text: str, *, images: bool = True) -> str:
-    """Participant Markdown to sanitised HTML (``images=False`` turns ``![..](..)`` into links)."""
+    """Participant Markdown to sanitised HTML (``images=False`` turns ``![..](..)`` into links).
+
+    Under a render budget (:func:`~openrepro.logbooks.limits.markdown_within_budget`): text the
+    parser would take seconds or minutes on (``"![" * 300000``: brackets it scans to the end
+    of the paragraph for each) is shown as plain, escaped text instead."""
+    if not markdown_within_budget(text):
+        return f'<pre class="or-plain">{html.escape(text, quote=True)}</pre>'
     md = _MD if images else _MD_NO_IMAGES
     return _clean(md.render(text))
 

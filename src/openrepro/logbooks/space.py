@@ -46,6 +46,7 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
 from openrepro.errors import LogbookError
+from openrepro.logbooks.limits import Budget
 from openrepro.logbooks.manifest import EVIDENCE_MAP_FILE, page_tree
 from openrepro.logbooks.records import Cell, FileRef, LogbookRecord, Metric, Run
 from openrepro.logbooks.trackio_reader import (
@@ -253,12 +254,14 @@ class _SpaceBuilder(_Builder):
         return path.is_file() or path.is_symlink()
 
 
-def _metrics(folder: Path) -> list[Metric]:
+def _metrics(folder: Path, budget: Budget) -> list[Metric]:
     dbs = _find_dbs(folder, None, None)
     if dbs:
-        return [m for db in dbs for m in _read_db(db)]
+        return [m for db in dbs for m in _read_db(db, budget)]
     if (folder / "metrics.parquet").is_file():
-        return read_trackio_export(folder)
+        found = read_trackio_export(folder)
+        budget.metrics(len(found))
+        return found
     return []
 
 
@@ -272,13 +275,16 @@ def read_space_logbook(folder: Path) -> LogbookRecord:
         raise LogbookError(f"{folder}: no {MANIFEST} (not a published Trackio logbook)")
     manifest = _read_manifest(manifest_path, MANIFEST)
     builder = _SpaceBuilder(folder)
+    budget = Budget(MANIFEST)  # the caps of every logbook: openrepro.logbooks.limits
     nodes, problems = page_tree(folder, manifest)
     builder.warnings.extend(problems)
     for node in nodes:
+        budget.pages()
         path = _page_path(folder, node, MANIFEST)
         name = path.relative_to(folder).as_posix()
-        builder.add_page(node, _read_text(path, name), name)
-    return build_record(manifest, builder, _metrics(folder), str(folder))
+        builder.add_page(node, budget.text(_read_text(path, name)), name)
+        budget.cells(len(builder.pages[-1].cells))
+    return build_record(manifest, builder, _metrics(folder, budget), str(folder))
 
 
 # ---- Gradio Spaces: pages, an app, files ----

@@ -50,11 +50,18 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from openrepro.errors import LogbookError
+from openrepro.errors import LogbookError, UnreadableEvidenceError
+from openrepro.logbooks.limits import (
+    MAX_CSV_FIELD_CHARS,
+    MAX_JSON_VALUES,
+    MAX_TABLE_MEMORY,
+    MAX_TABLE_ROWS,
+)
 from openrepro.logbooks.manifest import json_limit_problem
 from openrepro.logbooks.records import FileRef, Page, RowRange, Run, TableRef, TableValue
 
@@ -70,8 +77,10 @@ __all__ = [
     "loose_number",
     "loose_table_files",
     "number",
+    "open_parquet",
     "output_tables",
     "page_tables",
+    "parquet_values",
     "read_column",
     "read_value",
     "series_column",
@@ -429,11 +438,24 @@ def _json_rows(data: object) -> tuple[list[str], list[dict[str, Any]]] | None:
     return list(names), rows
 
 
+def _json_budget(data: bytes, name: str) -> None:
+    """Refuse JSON that would hold more than :data:`MAX_JSON_VALUES` values once parsed (counted
+    from its brackets and commas before parsing: a 64 MiB ``[{},{},...]`` is 21 million
+    objects, gigabytes of memory, from 467 KB compressed)."""
+    values = data.count(b"{") + data.count(b"[") + data.count(b",")
+    if values > MAX_JSON_VALUES:
+        raise LogbookError(
+            f"{name}: more than {MAX_JSON_VALUES:,} JSON values, not read as a table"
+        )
+
+
 def _load_json(path: Path, name: str) -> object:
     if path.stat().st_size > MAX_JSON_TABLE_BYTES:
         raise LogbookError(f"{name}: above {MAX_JSON_TABLE_BYTES:,} bytes, not read as a table")
+    data = path.read_bytes()
+    _json_budget(data, name)
     try:
-        return json.loads(path.read_bytes().decode("utf-8"))
+        return json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise LogbookError(f"{name}: not a JSON table ({exc})") from exc
     except (RecursionError, ValueError) as exc:
@@ -447,6 +469,7 @@ def _jsonl_rows(path: Path, name: str) -> Iterator[dict[str, Any]]:
                 continue
             if len(raw) > MAX_JSON_TABLE_BYTES:
                 raise LogbookError(f"{name}, line {number_}: a line above the size cap")
+            _json_budget(raw, f"{name}, line {number_}")
             try:
                 item = json.loads(raw.decode("utf-8"))
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -459,15 +482,86 @@ def _jsonl_rows(path: Path, name: str) -> Iterator[dict[str, Any]]:
 
 
 def _csv_reader(handle: io.TextIOBase, fmt: str) -> Iterator[list[str]]:
+    csv.field_size_limit(MAX_CSV_FIELD_CHARS)  # explicit: a longer field is refused, cleanly
     return csv.reader(handle, delimiter="\t" if fmt == "tsv" else ",")
 
 
-def _parquet(path: Path) -> Any:
+@contextmanager
+def _reading(name: str, fmt: str) -> Iterator[None]:
+    """Turn whatever a reader raises on a malformed file (the csv module's field limit,
+    pyarrow's ArrowInvalid on a corrupted page, bad UTF-8, a file gone) into a
+    :class:`~openrepro.errors.UnreadableEvidenceError` naming the file: one bad table never
+    escapes as a crash."""
+    try:
+        yield
+    except LogbookError:
+        raise
+    except (csv.Error, UnicodeDecodeError, OSError, ValueError, MemoryError) as exc:
+        raise UnreadableEvidenceError(f"{name}: not a readable {fmt.upper()} ({exc})") from exc
+    except Exception as exc:  # pyarrow's own ArrowException kin
+        if type(exc).__module__.startswith("pyarrow"):
+            raise UnreadableEvidenceError(f"{name}: not a readable {fmt.upper()} ({exc})") from exc
+        raise
+
+
+def open_parquet(path: Path) -> Any:
+    """The Parquet file, opened with limits on its footer (thrift sizes, schema depth) and
+    refused when its footer declares more than :data:`MAX_TABLE_ROWS` rows or a column chunk
+    above :data:`MAX_TABLE_MEMORY` bytes uncompressed."""
     try:
         parquet: Any = importlib.import_module("pyarrow.parquet")
-        return parquet.ParquetFile(path)
+        handle = parquet.ParquetFile(
+            path, thrift_string_size_limit=_THRIFT_BYTES, thrift_container_size_limit=_THRIFT_ITEMS,
+            schema_depth_limit=8, pre_buffer=False,
+        )  # fmt: skip
+        meta = handle.metadata
     except Exception as exc:  # pyarrow raises its own (ArrowInvalid, OSError, ...)
         raise LogbookError(f"{path.name}: cannot read the Parquet file ({exc})") from exc
+    if meta.num_rows > MAX_TABLE_ROWS:
+        raise LogbookError(f"{path.name}: {meta.num_rows:,} rows, above {MAX_TABLE_ROWS:,}")
+    for group in range(meta.num_row_groups):
+        chunks = meta.row_group(group)
+        for column in range(min(chunks.num_columns, MAX_COLUMNS)):
+            if chunks.column(column).total_uncompressed_size > MAX_TABLE_MEMORY:
+                raise LogbookError(
+                    f"{path.name}: a column above {MAX_TABLE_MEMORY:,} bytes uncompressed"
+                )
+    return handle
+
+
+_THRIFT_BYTES = 16 * 1024 * 1024  # a Parquet footer's strings and lists (pyarrow's limits)
+_THRIFT_ITEMS = 1_000_000
+
+
+def parquet_values(handle: Any, column: str, name: str) -> Iterator[object]:
+    """The values of one column of an open Parquet file (from :func:`open_parquet`), in batches,
+    under the memory budget: text values are cut to :data:`MAX_CELL_CHARS` before Python sees
+    them (a dictionary-encoded column of one huge string repeated stays small), nested values
+    are refused, and the text read in all is at most :data:`MAX_TABLE_MEMORY` bytes."""
+    arrow: Any = importlib.import_module("pyarrow")
+    compute: Any = importlib.import_module("pyarrow.compute")
+    spent = 0
+    for batch in handle.iter_batches(batch_size=4096, columns=[column], use_threads=False,
+                                     use_pandas_metadata=False):  # fmt: skip
+        values = batch.column(0)
+        kind = values.type.value_type if arrow.types.is_dictionary(values.type) else values.type
+        if arrow.types.is_nested(kind):
+            raise UnreadableEvidenceError(f"{name}: column {column!r} holds nested values")
+        if arrow.types.is_string(kind) or arrow.types.is_large_string(kind):
+            if arrow.types.is_dictionary(values.type):
+                short = compute.utf8_slice_codeunits(values.dictionary, 0, MAX_CELL_CHARS)
+                values = compute.take(short, values.indices)
+            else:
+                values = compute.utf8_slice_codeunits(values, 0, MAX_CELL_CHARS)
+            spent += int(compute.sum(compute.binary_length(values)).as_py() or 0)
+        elif arrow.types.is_binary(kind) or arrow.types.is_large_binary(kind):
+            raise UnreadableEvidenceError(f"{name}: column {column!r} holds binary values")
+        spent += 8 * len(values)
+        if spent > MAX_TABLE_MEMORY:
+            raise UnreadableEvidenceError(
+                f"{name}: column {column!r} holds more than {MAX_TABLE_MEMORY:,} bytes"
+            )
+        yield from values.to_pylist()
 
 
 def _arrow_column(path: Path, fmt: str, header: list[str], column: str) -> Iterator[Any]:
@@ -543,7 +637,7 @@ def _file_shape(path: Path, fmt: str, name: str) -> tuple[list[str], int]:
                 raise LogbookError(f"{name}: over {MAX_COLUMNS} columns")
         return list(names), count
     if fmt == "parquet":
-        handle = _parquet(path)
+        handle = open_parquet(path)
         return [str(n) for n in handle.schema_arrow.names][:MAX_COLUMNS], handle.metadata.num_rows
     shaped = _json_rows(_load_json(path, name))
     if shaped is None:
@@ -570,6 +664,11 @@ _MISSING = object()
 
 
 def _file_value(path: Path, fmt: str, row: int, column: str, name: str) -> object:
+    with _reading(name, fmt):
+        return _read_file_value(path, fmt, row, column, name)
+
+
+def _read_file_value(path: Path, fmt: str, row: int, column: str, name: str) -> object:
     if fmt in ("csv", "tsv") and path.stat().st_size > _FAST_BYTES:
         found = _fast_value(path, fmt, row, column, name)
         if found is not _MISSING:
@@ -595,16 +694,12 @@ def _file_value(path: Path, fmt: str, row: int, column: str, name: str) -> objec
                 return item.get(column)
         raise LogbookError(f"{name}: no row {row}")
     if fmt == "parquet":
-        handle = _parquet(path)
+        handle = open_parquet(path)
         if column not in handle.schema_arrow.names:
             raise LogbookError(f"{name}: no column {column!r}")
-        offset = row - 1
-        for group in range(handle.num_row_groups):
-            size = handle.metadata.row_group(group).num_rows
-            if offset < size:
-                table = handle.read_row_group(group, columns=[column])
-                return table.column(0)[offset].as_py()
-            offset -= size
+        for seen, found in enumerate(parquet_values(handle, column, name), start=1):
+            if seen == row:
+                return found
         raise LogbookError(f"{name}: no row {row}")
     shaped = _json_rows(_load_json(path, name))
     if shaped is None or not 1 <= row <= len(shaped[1]):
@@ -613,16 +708,21 @@ def _file_value(path: Path, fmt: str, row: int, column: str, name: str) -> objec
 
 
 def _as_value(table: str, row: int, column: str, raw: object, loose: bool = False) -> TableValue:
+    # built without validation (the fields are typed here): one record per cell of a column
+    # of 10,000 rows was most of the time binding took
     if loose and isinstance(raw, str):
         text = _clip(raw)
-        return TableValue(table=table, row=row, column=column, text=text, value=loose_number(text))
+        return TableValue.model_construct(table=table, row=row, column=column, text=text,
+                                          value=loose_number(text))  # fmt: skip
     if isinstance(raw, bool):
-        return TableValue(table=table, row=row, column=column, text=str(raw).lower())
-    if isinstance(raw, int | float):
+        text, value = str(raw).lower(), None
+    elif isinstance(raw, int | float):
         value = float(raw) if math.isfinite(float(raw)) else None
-        return TableValue(table=table, row=row, column=column, text=_clip(raw), value=value)
-    text = _clip(raw)
-    return TableValue(table=table, row=row, column=column, text=text, value=number(text))
+        text = _clip(raw)
+    else:
+        text = _clip(raw)
+        value = number(text)
+    return TableValue.model_construct(table=table, row=row, column=column, text=text, value=value)
 
 
 # ---- the record's tables ----
@@ -859,6 +959,11 @@ def read_value(
 
 def _file_column(path: Path, fmt: str, column: str, name: str) -> Iterator[object]:
     """Every value of one column of a table file, in row order, streamed (JSON parsed whole)."""
+    with _reading(name, fmt):
+        yield from _read_file_column(path, fmt, column, name)
+
+
+def _read_file_column(path: Path, fmt: str, column: str, name: str) -> Iterator[object]:
     if fmt in ("csv", "tsv"):
         with path.open(encoding="utf-8", errors="replace", newline="") as handle:
             reader = _csv_reader(handle, fmt)
@@ -875,11 +980,10 @@ def _file_column(path: Path, fmt: str, column: str, name: str) -> Iterator[objec
             yield item.get(column)
         return
     if fmt == "parquet":
-        handle = _parquet(path)
+        handle = open_parquet(path)
         if column not in handle.schema_arrow.names:
             raise LogbookError(f"{name}: no column {column!r}")
-        for group in range(handle.num_row_groups):
-            yield from handle.read_row_group(group, columns=[column]).column(0).to_pylist()
+        yield from parquet_values(handle, column, name)
         return
     shaped = _json_rows(_load_json(path, name))
     if shaped is None:

@@ -46,7 +46,14 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from openrepro.errors import LogbookError
 from openrepro.logbooks.bundle import file_ref
 from openrepro.logbooks.figures import extract_images
-from openrepro.logbooks.limits import MAX_METRIC_ROWS, METRICS_SECONDS, Budget
+from openrepro.logbooks.limits import (
+    MAX_METRIC_BYTES,
+    MAX_METRIC_LABEL_CHARS,
+    MAX_METRIC_ROWS,
+    MAX_METRIC_VALUE_BYTES,
+    METRICS_SECONDS,
+    Budget,
+)
 from openrepro.logbooks.linking import link_produced, paper_refs
 from openrepro.logbooks.manifest import (
     MAX_TAGS,
@@ -70,7 +77,12 @@ from openrepro.logbooks.records import (
     Testimony,
 )
 from openrepro.logbooks.sidefiles import find_side_files
-from openrepro.logbooks.tables import index_tables, loose_table_files
+from openrepro.logbooks.tables import (
+    index_tables,
+    loose_table_files,
+    open_parquet,
+    parquet_values,
+)
 
 __all__ = ["SCHEMA_VERSION", "page_claims", "read_trackio_export", "read_trackio_logbook"]
 
@@ -448,9 +460,12 @@ def _find_dbs(base: Path, trackio_dir: Path | None, projects: list[str] | None) 
     return sorted(p for folder in folders if folder.is_dir() for p in folder.glob("*.db"))
 
 
-def _db_rows(path: Path) -> list[tuple[Any, ...]]:
-    """The rows of the database's ``metrics`` table: a real table only (a view could compute
-    anything), at most ``MAX_METRIC_ROWS`` of them, read within ``METRICS_SECONDS``."""
+def _db_rows(path: Path) -> Iterator[tuple[Any, ...]]:
+    """The rows of the database's ``metrics`` table: a real table only (a view, a virtual table
+    or a generated/hidden column could compute anything: ``pragma_table_xinfo`` tells), at
+    most ``MAX_METRIC_ROWS`` of them, each ``metrics`` value at most ``MAX_METRIC_VALUE_BYTES``
+    (measured in SQL, so a huge value never leaves SQLite), fetched in batches under the byte
+    budget ``MAX_METRIC_BYTES``, read within ``METRICS_SECONDS``."""
     uri = path.resolve().as_uri() + "?mode=ro"
     try:
         conn = sqlite3.connect(uri, uri=True)
@@ -463,14 +478,53 @@ def _db_rows(path: Path) -> list[tuple[Any, ...]]:
             "SELECT type, sql FROM sqlite_master WHERE name = 'metrics'"
         ).fetchone()
         if found is None:
-            return []
+            return
         kind = "virtual table" if "VIRTUAL" in str(found[1] or "").upper() else found[0]
         if kind != "table":
             raise LogbookError(f"{path}: `metrics` is a {kind}, not a table (only tables are read)")
-        rows = conn.execute(
-            "SELECT id, run_name, step, timestamp, metrics FROM metrics ORDER BY id LIMIT ?",
-            (MAX_METRIC_ROWS + 1,),
-        ).fetchall()
+        computed = [
+            str(name)
+            for name, hidden in conn.execute(
+                "SELECT name, hidden FROM pragma_table_xinfo('metrics')"
+            )
+            if hidden
+        ]
+        if computed:
+            raise LogbookError(
+                f"{path}: `metrics` has generated or hidden columns ({', '.join(computed)}): "
+                "only stored columns are read"
+            )
+        cursor = conn.execute(
+            "SELECT id, substr(run_name, 1, :label), CASE WHEN length(step) <= 64 THEN step END,"
+            " substr(timestamp, 1, :label), length(CAST(metrics AS BLOB)),"
+            " CASE WHEN length(CAST(metrics AS BLOB)) <= :value THEN metrics END"
+            " FROM metrics ORDER BY id LIMIT :rows",
+            {
+                "label": MAX_METRIC_LABEL_CHARS,
+                "value": MAX_METRIC_VALUE_BYTES,
+                "rows": MAX_METRIC_ROWS + 1,
+            },
+        )
+        count = spent = 0
+        while batch := cursor.fetchmany(_BATCH_ROWS):
+            for row_id, run_name, step, timestamp, size, blob in batch:
+                count += 1
+                if count > MAX_METRIC_ROWS:
+                    raise LogbookError(
+                        f"{path}: more than {MAX_METRIC_ROWS:,} metrics rows (a logbook's limit)"
+                    )
+                if blob is None and size is not None:
+                    raise LogbookError(
+                        f"{path}: metrics row {row_id} holds {size:,} bytes, above "
+                        f"{MAX_METRIC_VALUE_BYTES:,} (a logbook's limit)"
+                    )
+                spent += (size or 0) + len(str(run_name)) + len(str(timestamp))
+                if spent > MAX_METRIC_BYTES:
+                    raise LogbookError(
+                        f"{path}: its metrics hold more than {MAX_METRIC_BYTES:,} bytes "
+                        "(a logbook's limit)"
+                    )
+                yield row_id, run_name, step, timestamp, blob
     except sqlite3.OperationalError as exc:
         if str(exc) == "interrupted":
             raise LogbookError(
@@ -481,11 +535,9 @@ def _db_rows(path: Path) -> list[tuple[Any, ...]]:
         raise LogbookError(f"{path}: cannot read the Trackio database ({exc})") from exc
     finally:
         conn.close()
-    if len(rows) > MAX_METRIC_ROWS:
-        raise LogbookError(
-            f"{path}: more than {MAX_METRIC_ROWS:,} metrics rows (a logbook's limit)"
-        )
-    return rows
+
+
+_BATCH_ROWS = 1_000  # rows fetched from a metrics database at a time
 
 
 def _blob(value: object, where: str) -> dict[str, Any]:
@@ -663,15 +715,39 @@ def _export_run_names(folder: Path) -> dict[str, str]:
 
 
 def _export_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of ``metrics.parquet`` under the table readers' caps: the row columns and the
+    numeric columns only, at most ``MAX_METRIC_ROWS`` rows and ``_EXPORT_CELLS`` values read."""
     try:
-        parquet: Any = importlib.import_module("pyarrow.parquet")
+        arrow: Any = importlib.import_module("pyarrow")
     except ImportError as exc:
         raise LogbookError(f"{path}: pyarrow is needed to read a Trackio export") from exc
+    handle = open_parquet(path)
+    rows = handle.metadata.num_rows
+    if rows > MAX_METRIC_ROWS:
+        raise LogbookError(
+            f"{path}: more than {MAX_METRIC_ROWS:,} metrics rows (a logbook's limit)"
+        )
+    wanted = [
+        field.name
+        for field in handle.schema_arrow
+        if field.name in _DB_ROW_COLUMNS
+        or arrow.types.is_integer(field.type)
+        or arrow.types.is_floating(field.type)
+    ]
+    if rows * len(wanted) > _EXPORT_CELLS:
+        raise LogbookError(
+            f"{path}: {rows:,} rows of {len(wanted):,} columns, above {_EXPORT_CELLS:,} values"
+        )
     try:
-        rows: list[dict[str, Any]] = parquet.read_table(path).to_pylist()
+        columns = {name: list(parquet_values(handle, name, str(path))) for name in wanted}
+    except LogbookError:
+        raise
     except Exception as exc:  # pyarrow raises its own (ArrowInvalid, OSError, ...)
         raise LogbookError(f"{path}: cannot read the Parquet file ({exc})") from exc
-    return rows
+    return [{name: values[i] for name, values in columns.items()} for i in range(rows)]
+
+
+_EXPORT_CELLS = 5_000_000  # values read from a Trackio export's metrics.parquet
 
 
 def read_trackio_export(folder: Path) -> list[Metric]:
