@@ -1,0 +1,128 @@
+"""Benchmark: the rule drafter on real ICML 2026 event claims, labelled by hand.
+
+``bench/data/event_claim_labels.jsonl`` holds one label a line, keyed by where the claim text is
+published (``repo``, ``path``, ``commit``, ``claim`` = ``<paper id>/<index in the paper's list,
+0-based>``) and a ``sha256`` prefix of the text; the texts themselves carry no licence and are
+not in this repository. The label says the relation, the relations one level down (``parts``),
+the number of quantities, the constants as written and the direction, or ``"relation": null``
+when no check should be drafted (a theorem, a description, a rate or a counted quantifier the
+rules do not state). ``half`` splits the papers in two: the rules were tuned on ``tune`` only.
+
+Fetch step (outside CI, once): download the claim list the labels name, e.g.
+
+    git clone https://github.com/kondratevakate/icml-2026-repro /tmp/icml-2026-repro
+    git -C /tmp/icml-2026-repro checkout 59d671a8b148d6c7837dd6baf1ae1c6fce40fbcf
+    .venv/bin/python bench/checks_real.py /tmp/icml-2026-repro/claims_anchored.json
+
+The file is a JSON object ``{paper id: [{"text": ...}, ...]}``; an excerpt shaped
+``{paper id: {"<index>": text}}`` is read as well. A text whose hash differs from the label's is
+reported and left out. Scoring is :func:`openrepro.claims.checks.eval.evaluate_drafter`'s.
+
+    .venv/bin/python bench/checks_real.py CLAIMS.json [--half tune|heldout|all] [--cases]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from openrepro.claims.checks import draft_check
+from openrepro.claims.checks.eval import CheckLabel, evaluate_drafter, render_report
+
+LABELS = Path(__file__).parent / "data" / "event_claim_labels.jsonl"
+
+
+def _texts(path: Path) -> dict[str, str]:
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    out: dict[str, str] = {}
+    for paper, claims in data.items():
+        if isinstance(claims, list):
+            for index, item in enumerate(claims):
+                text = item.get("text") if isinstance(item, dict) else item
+                if isinstance(text, str):
+                    out[f"{paper}/{index}"] = text
+        elif isinstance(claims, dict):
+            for index, text in claims.items():
+                if isinstance(text, str):
+                    out[f"{paper}/{index}"] = text
+    return out
+
+
+def load(claims_file: Path, half: str = "all") -> tuple[list[CheckLabel], list[str]]:
+    """The labels joined with their texts; the second list names labels left out and why."""
+    texts = _texts(claims_file)
+    labels: list[CheckLabel] = []
+    missing: list[str] = []
+    for line in LABELS.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        row = json.loads(line)
+        if half != "all" and row["half"] != half:
+            continue
+        text = texts.get(row["claim"])
+        if text is None:
+            missing.append(f"{row['claim']}: not in {claims_file.name}")
+            continue
+        if hashlib.sha256(text.encode("utf-8")).hexdigest()[: len(row["sha256"])] != row["sha256"]:
+            missing.append(f"{row['claim']}: the text differs from the labelled one")
+            continue
+        labels.append(
+            CheckLabel(
+                id=row["claim"],
+                source=f"{row['repo']}@{row['commit'][:12]}:{row['path']}",
+                quote=text,
+                relation=row["relation"],
+                parts=row["parts"],
+                quantities=row["quantities"],
+                constants=row["constants"],
+                direction=row["direction"],
+                note=row.get("note", ""),
+            )
+        )
+    return labels, missing
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("claims", type=Path, help="the fetched claim list (see the docstring)")
+    parser.add_argument("--half", choices=["tune", "heldout", "all"], default="all")
+    parser.add_argument("--cases", action="store_true", help="print every drafted check")
+    args = parser.parse_args(argv)
+    for half in ["tune", "heldout", "all"] if args.half == "all" else [args.half]:
+        labels, missing = load(args.claims, half)
+        for problem in missing:
+            print(f"left out: {problem}", file=sys.stderr)
+        if not labels:
+            print(f"{half}: no labels could be joined with a text", file=sys.stderr)
+            return 1
+        report = evaluate_drafter(labels, lambda quote: draft_check(quote), name=f"rules/{half}")
+        print(render_report(report))
+        if args.cases and half == (args.half if args.half != "all" else "all"):
+            for case in report.cases:
+                if case.drafted == "none":
+                    print(f"  {case.id:16} gold {case.gold:11} -- {case.reason}")
+                    continue
+                flags = "".join(
+                    letter if ok else "-"
+                    for letter, ok in zip(
+                        "RQCD",
+                        (
+                            case.relation_ok,
+                            case.quantities_ok,
+                            case.constants_ok,
+                            case.direction_ok,
+                        ),
+                        strict=True,
+                    )
+                )
+                print(f"  {case.id:16} gold {case.gold:11} [{flags}] {case.description}")
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
