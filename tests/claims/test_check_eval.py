@@ -72,3 +72,29 @@ def test_bad_label_files_name_the_line(tmp_path: Path, line: str, problem: str) 
         read_check_labels(path)
     with pytest.raises(CheckError, match="cannot read"):
         read_check_labels(tmp_path / "missing.jsonl")
+
+
+def test_precision_counts_a_check_drafted_for_a_claim_no_check_should_have(
+    tmp_path: Path,
+) -> None:
+    rows = [
+        {"id": "a", "quote": "Our method reaches at least 90% accuracy on CIFAR-10.",
+         "relation": "bound", "quantities": 1, "constants": [90], "direction": "higher"},
+        {"id": "b", "quote": "The encoder reaches at least 12 layers of depth in Section 3.",
+         "relation": None, "quantities": 0},
+        {"id": "c", "quote": "The two towers share their weights.", "relation": None,
+         "quantities": 0},
+    ]  # fmt: skip
+    path = tmp_path / "labels.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    labels = read_check_labels(path)
+    report = evaluate_drafter(labels, draft_check)
+    by_id = {c.id: c for c in report.cases}
+    assert by_id["c"].drafted == "none" and by_id["c"].gold == "none"
+    drafted = [c for c in report.cases if c.drafted != "none"]
+    right = [c for c in drafted if c.gold != "none" and c.relation_ok and c.constants_ok]
+    assert report.precision == round(len(right) / len(drafted), 4)
+    assert report.abstain_drafted == sum(c.gold == "none" for c in drafted)
+    assert report.checkable == 1
+    assert report.checkable_coverage == (1.0 if by_id["a"].drafted != "none" else 0.0)
+    assert "precision" in render_report(report)

@@ -7,7 +7,13 @@ reviewed by organizers. Code evaluates a check over bound evidence in
     result.verdict, result.rule, result.test, result.numbers
 """
 
-from openrepro.claims.checks.draft import Draft, direction_of, draft_check, draft_for_claim
+from openrepro.claims.checks.draft import (
+    Draft,
+    audit_check,
+    direction_of,
+    draft_check,
+    draft_for_claim,
+)
 from openrepro.claims.checks.grounding import (
     grounding_problems,
     is_grounded_constant,
@@ -16,6 +22,7 @@ from openrepro.claims.checks.grounding import (
 from openrepro.claims.checks.llm_draft import (
     PROMPT_VERSION,
     LLMCheckDraft,
+    LLMCheckPart,
     check_from_llm,
     draft_check_llm,
     draft_with_fallback,
@@ -61,11 +68,13 @@ __all__ = [
     "HumanJudgement",
     "HumanScale",
     "LLMCheckDraft",
+    "LLMCheckPart",
     "Origin",
     "Quantity",
     "Relation",
     "Tolerance",
     "Trend",
+    "audit_check",
     "check_from_llm",
     "direction_of",
     "draft_check",

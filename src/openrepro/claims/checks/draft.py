@@ -82,15 +82,20 @@ from openrepro.claims.checks.records import (
 from openrepro.claims.text import normalize_with_map
 from openrepro.claims.values import NumberMention, Scale, dataset_of, find_numbers, parse_scale
 
-__all__ = ["Draft", "direction_of", "draft_check", "draft_for_claim"]
+__all__ = ["Draft", "audit_check", "direction_of", "draft_check", "draft_for_claim"]
 
 
 class Draft(BaseModel):
-    """A drafted check, or None with the reason; ``rule`` names the drafting rule(s)."""
+    """A drafted check, or None with the reason; ``rule`` names the drafting rule(s).
+
+    ``settled``: no check is drafted because the claim is of a kind no check of this vocabulary
+    states (a theorem, a rate, a counted quantifier, ...), not because no rule matched: a model
+    is not asked to draft one either."""
 
     check: Check | None = None
     reason: str = ""
     rule: str = ""
+    settled: bool = False
 
 
 _NUM = (
@@ -146,7 +151,7 @@ _SUBJECT_VERB = re.compile(
     r"uses?|requires?|costs?|converge\w*|surpass\w*|attains?|shows?|reduces?|maintains?|"
     r"obtains?|takes?|leads?|beats?|produces?|grows?|increases?|decreases?|drops?|"
     r"brings?|defends?|learns?|improves?|exhibits?|demonstrates?|encourages?|falls?|"
-    r"gets?|scores?|settl\w*|remains?)\b",
+    r"gets?|scores?|settl\w*|remains?|lowers?|raises?)\b",
     re.IGNORECASE,
 )
 _LEAD_IN = re.compile(
@@ -1505,6 +1510,21 @@ def _values_conjunction(text: str, subject: str) -> Check | None:
     return Check(relation=Relation.all_of, parts=parts)
 
 
+def audit_check(quote: str, check: Check) -> str:
+    """Why ``check`` does not say what ``quote`` says, or "" (the right-or-silent guards every
+    drafted check passes, whoever drafted it: the numbers the claim reports are the check's, a
+    quantifier over settings is not dropped)."""
+    text = _strip_anchors(normalize_with_map(_superscripts(quote))[0].strip())
+    missing = _unaccounted(text, check)
+    if missing:
+        return (
+            "no check: the claim reports "
+            + ", ".join(missing[:3])
+            + " that the drafted check would not use"
+        )
+    return _unlisted(text, check)
+
+
 def _scale_of(text: str) -> Scale:
     """The settings a claim states ("within 100,000 steps", "over 10^6 random draws"): they are
     its scale, not quantities to measure."""
@@ -1526,7 +1546,7 @@ def draft_check(quote: str, *, claim_id: str = "", scale: Scale | None = None) -
         return Draft(reason="empty quote")
     reason = _abstain(text)
     if reason:
-        return Draft(reason=reason)
+        return Draft(reason=reason, settled=True)
     text = _NOT_DIFFERENT.sub("similar to", text)
     human = _human(text)
     if human is not None:
