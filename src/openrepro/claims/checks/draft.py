@@ -449,6 +449,29 @@ def _ratio(c: _Clause) -> Check | None:
     )
     share = None
     if not m:
+        m = re.search(
+            rf"\b(?P<w>retain\w*|keep\w*|preserv\w*)\s+(?P<q>)(?P<approx>{_APPROX})?\s*"
+            rf"(?P<n>{_NUM})\s?%\s+of\b",
+            t,
+            re.I,
+        )
+        if m:
+            number = _number_at(c, m.start("n"))
+            if number is None:
+                return None
+            subject = _subject(c)
+            c.rules.append("D4")
+            return Check(
+                relation=Relation.ratio,
+                quantities=_quantities([subject, f"{subject}_reference"], c),
+                subject=subject,
+                baselines=[f"{subject}_reference"],
+                comparator=Comparator.eq,
+                constant=Constant(value=number.value / 100, text=number.text),
+                tolerance=_tol(bool(m.group("approx"))),
+                direction=Direction.higher,
+            )
+    if not m:
         share = re.search(
             rf"(?P<approx>{_APPROX})?\s*(?P<n>{_NUM})\s?%\s+of\s+(?:the\s+)?[\w\s-]{{0,30}}?"
             r"\b(?:compared (?:to|with)|relative to|of|used by)\b",
@@ -533,6 +556,12 @@ def _difference(c: _Clause) -> Check | None:
             t,
             re.I,
         )
+        or re.search(
+            rf"\b(?:saves?|saving|cuts?|cutting)\s+(?P<q>)(?P<approx>{_APPROX})?\s*(?P<n>{_NUM})"
+            r"\s?(?P<pct>%)\s+of\b(?P<w>)(?P<abs>)(?P<u>)",
+            t,
+            re.I,
+        )
     )
     if not m:
         return None
@@ -540,7 +569,7 @@ def _difference(c: _Clause) -> Check | None:
     if number is None or _setting(c, number):
         return None
     upper_mention = _number_at(c, m.start("u")) if m.group("u") else None
-    w = m.group("w").lower()
+    w = m.group("w").lower() or "less"  # "saves 68% of the tokens": 68% less
     sign = -1.0 if _NEGATIVE.match(w) else 1.0
     percent = (
         (m.group("pct") or "") == "%"
@@ -574,6 +603,8 @@ def _difference(c: _Clause) -> Check | None:
     direction = direction_of(t)
     if w in {"faster", "slower"}:
         direction = Direction.higher
+    if not m.group("w"):
+        direction = Direction.lower  # what is saved: tokens, time, cost
     return Check(
         relation=Relation.difference,
         quantities=_quantities([subject, base], c),
@@ -631,6 +662,8 @@ _BOUND = re.compile(
 
 
 _SETTING_UNITS = {
+    "day",
+    "days",
     "step",
     "steps",
     "epoch",
@@ -650,7 +683,8 @@ _SETTING_UNITS = {
 
 _SAMPLE_COUNT = re.compile(
     r"^\s?(?:[A-Za-z-]+\s){0,2}?(?:draws|trials|runs|repetitions|replicates|rollouts|samples|"
-    r"simulations|seeds|episodes|steps|iterations|queries|prompts|trajectories)\b",
+    r"simulations|seeds|episodes|steps|iterations|queries|prompts|trajectories|days|weeks|months|"
+    r"mice|subjects|participants|patients|classes)\b",
     re.IGNORECASE,
 )
 
@@ -1070,8 +1104,11 @@ def _clause_check(c: _Clause) -> Check | None:
             break
     else:
         return None
+    verb = _SUBJECT_VERB.search(c.body)
     if check.relation is Relation.equal and re.search(
-        r"\b(?:highest|best|lowest|surpass\w*|outperform\w*)\b", c.text, re.I
+        r"\b(?:highest|best|lowest|surpass\w*|outperform\w*)\b(?!-)",
+        c.body[verb.start() :] if verb else c.body,
+        re.I,
     ):
         ordering = _ordering(c)
         if ordering is not None:
@@ -1155,7 +1192,8 @@ def _universal(c: _Clause, check: Check) -> tuple[str, bool] | None:
 _SPLIT = re.compile(
     r"(?<=[.;])\s+(?=[A-Z])|;\s*|,?\s+but\s+|,\s+while\s+|,\s+then\s+|"
     r",\s+(?=(?:eventually\s+)?(?:achieving|reaching|exceeding)\b)|"
-    r",\s+and\s+(?=(?:it|the|maintain)\b)|\.\s+(?=It\b)"
+    r",\s+and\s+(?=(?:it|the|maintain)\b)|\.\s+(?=It\b)|"
+    r"\s+while\s+(?=(?:maintaining|keeping|preserving|retaining)\b)"
 )
 
 
@@ -1181,7 +1219,7 @@ def _annotate(check: Check, dataset: str) -> Check:
 _PERCEPTUAL = re.compile(
     r"\b(?:visual(?:ly)?|perceptual(?:ly)?|perceiv\w*|looks?(?:\s+(?:good|better|worse|"
     r"natural|similar|the same))|usable|unusable|faithful\w*|human (?:evaluat\w*|judg\w*|"
-    r"raters?|study|studies|preference\w*)|preferred by|readab\w*|realistic|image quality|"
+    r"raters?|study|studies|preference\w*(?!\s+(?:labels?|data|annotations?|feedback|pairs)))|preferred by|readab\w*|realistic|image quality|"
     r"recogni[sz]able|legib\w*|fluen(?:t|cy)|coheren(?:t|ce))\b",
     re.IGNORECASE,
 )
@@ -1272,7 +1310,9 @@ _EXAMPLE = re.compile(r"\be\.\s?g\.,?|\bfor example\b|\bfor instance\b", re.IGNO
 
 _RESULTS_LEAD = re.compile(
     r"^[^,]*\b(?:results?|experiments?|evaluations?|ablations?)\b[^,]*,\s+(?:showing|confirming|"
-    r"indicating|demonstrating)\s+(?:that\s+)?",
+    r"indicating|demonstrating)\s+(?:that\s+)?|"
+    r"^(?:[\w-]+\s+){0,2}(?:experiments?|evaluations?|ablations?)\s+(?:on|in|with)\s+[^,]*?\s+"
+    r"(?:show|shows|confirm|confirms|indicate|indicates|demonstrate|demonstrates)\s+(?!that\b)",
     re.IGNORECASE,
 )
 
@@ -1310,6 +1350,13 @@ def _abstain(text: str) -> str:
         re.search(r"\b(?:than|versus|vs\.?|outperform\w*|better|worse)\b", text, re.I)
     ):
         return "no check: a description of the training data (its sizes are the scale)"
+    if re.search(
+        r"^Figures?\s+[\w.,-]+(?:\s+and\s+[\w.]+)?\s+(?:\w+\s+)?(?:compare|illustrate|"
+        r"visuali[sz]e|depict|plot)s?\b",
+        text,
+        re.I,
+    ):
+        return "no check: a description of the paper's figures"
     counted = _COUNTED.search(text)
     if counted:
         return f"no check: a counted quantifier ({counted.group(0)!r})"
@@ -1433,7 +1480,10 @@ def _unaccounted(text: str, check: Check) -> list[str]:
         return []
     used = _used_numbers(check)
     missing: list[str] = [
-        m.group(0) for m in re.finditer(r"\b\d+(?:\.\d+)?-(?:percentage-)?points?\b", text)
+        m.group(0)
+        for m in re.finditer(
+            r"\b\d+(?:\.\d+)?-(?:percentage-)?points?\b|\b\d+\.\d+\s?%?\s?/\s?\d+\.\d+\b", text
+        )
     ]
     for m in _reported(text):
         value = abs(m.value)
@@ -1465,7 +1515,7 @@ def _values_conjunction(text: str, subject: str) -> Check | None:
     if re.search(
         r"\bfrom\s+\S+\s+to\b|\b(?:gains?|improvements?|increases?|reductions?|drops?|"
         r"degradations?|speed-?ups?|better|worse|faster|slower|matches|matching|similar|"
-        r"comparable|on par)\b|\bby\s+[-+]?\d|10\^|[x\u00d7]\s?10",
+        r"comparable|on par|respectively|each)\b|\bby\s+[-+]?\d|10\^|[x\u00d7]\s?10",
         text,
         re.I,
     ):
@@ -1548,6 +1598,7 @@ def draft_check(quote: str, *, claim_id: str = "", scale: Scale | None = None) -
     if reason:
         return Draft(reason=reason, settled=True)
     text = _NOT_DIFFERENT.sub("similar to", text)
+    text = re.sub(r",?\s*\(?\be\.\s?g\.,?[^;()]*\)?", "", text)  # an example is not the claim
     human = _human(text)
     if human is not None:
         human = human.model_copy(
