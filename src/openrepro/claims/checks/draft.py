@@ -1219,7 +1219,8 @@ def _annotate(check: Check, dataset: str) -> Check:
 _PERCEPTUAL = re.compile(
     r"\b(?:visual(?:ly)?|perceptual(?:ly)?|perceiv\w*|looks?(?:\s+(?:good|better|worse|"
     r"natural|similar|the same))|usable|unusable|faithful\w*|human (?:evaluat\w*|judg\w*|"
-    r"raters?|study|studies|preference\w*(?!\s+(?:labels?|data|annotations?|feedback|pairs)))|preferred by|readab\w*|realistic|image quality|"
+    r"raters?|study|studies|preference\w*(?!\s+(?:labels?|data|annotations?|feedback|pairs)))|"
+    r"preferred by|readab\w*|realistic|image quality|"
     r"recogni[sz]able|legib\w*|fluen(?:t|cy)|coheren(?:t|ce))\b",
     re.IGNORECASE,
 )
