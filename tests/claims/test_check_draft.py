@@ -187,6 +187,9 @@ def test_perceptual_phrasings_become_human_checks_rule_h1(
 
 def test_a_numeric_claim_is_not_drafted_as_human() -> None:
     assert _check("reaches at least 90% accuracy").relation is Relation.bound
+    # a perceptual word in a task or metric name does not make the claim a human judgement
+    counted = _check("Without counting data, Lynx reaches 74.2% accuracy on visual counting.")
+    assert counted.relation is Relation.equal
 
 
 def test_human_fields_only_on_human_checks() -> None:

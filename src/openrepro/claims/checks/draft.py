@@ -1600,7 +1600,15 @@ def draft_check(quote: str, *, claim_id: str = "", scale: Scale | None = None) -
         return Draft(reason=reason, settled=True)
     text = _NOT_DIFFERENT.sub("similar to", text)
     text = re.sub(r",?\s*\(?\be\.\s?g\.,?[^;()]*\)?", "", text)  # an example is not the claim
-    human = _human(text)
+    # a claim that reports measured values is not a perceptual judgement ("81.4% accuracy on
+    # visual counting", "faithfulness maintained at 0.483"): the values are its check
+    strong = re.search(
+        r"\bhuman (?:evaluat\w*|judg\w*|raters?|study|studies|preference\w*(?!\s+(?:labels?|"
+        r"data|annotations?|feedback|pairs)))|\bpreferred by\b",
+        text,
+        re.I,
+    )
+    human = _human(text) if strong or not _reported(text) else None
     if human is not None:
         human = human.model_copy(
             update={"origin": Origin.rules, "quote": quote, "rule": "H1", "scale": scale or Scale()}
