@@ -24,6 +24,13 @@ gets at most one relation, tried in this order (first match wins), and several c
 | D9 | "comparable or higher", "equal or higher", "at least as well as" | ordering (>=) |
 | D10 | "similar", "comparable", "roughly equivalent", "about the same", "on par" | comparable |
 | D11 | "outperforms", "better / higher / lower than", "surpasses", "best / lowest" | ordering |
+| V1 | "X a vs Y b (and Z c)", where no rule above uses every value | all_of of equal |
+
+Right or silent (the section of that name below, and docs/checks.md): before the rules, a claim
+no check of this vocabulary states (a theorem, a rate, an exponent, a counted quantifier, a
+rank, "up to N%") gets no check with a reason (``Draft.settled``); after them, a check that does
+not use every number the claim reports, or that drops a quantifier over settings the claim does
+not enumerate, is refused. :func:`audit_check` applies the latter to any drafter's check.
 
 Before them (and before the vagueness test), rule **H1**: a perceptual phrasing ("visually",
 "perceptual", "look(s)", "usable", "faithful", "human evaluators", "preferred by", "readable",
