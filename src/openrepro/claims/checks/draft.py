@@ -576,6 +576,8 @@ def _difference(c: _Clause) -> Check | None:
     if number is None or _setting(c, number):
         return None
     upper_mention = _number_at(c, m.start("u")) if m.group("u") else None
+    if "x" in {number.unit, upper_mention.unit if upper_mention else ""}:
+        return None  # "1.11-4.7x lower": a ratio, not a difference
     w = m.group("w").lower() or "less"  # "saves 68% of the tokens": 68% less
     sign = -1.0 if _NEGATIVE.match(w) else 1.0
     percent = (
@@ -806,6 +808,14 @@ _REPORT = re.compile(
 )
 
 
+def _in_range(text: str, number: NumberMention) -> bool:
+    """Whether ``number`` is one end of a range ("0.2-0.3", "18.0-2875.8", "1.11-4.7x")."""
+    return bool(
+        re.match(r"\s?[-\u2013]\s?\d", text[number.end : number.end + 3])
+        or re.search(r"\d\s?[-\u2013]\s?$", text[max(0, number.start - 3) : number.start])
+    )
+
+
 def _equal(c: _Clause) -> Check | None:
     metric = direction_of(c.text) is not Direction.none
     found: list[tuple[NumberMention, bool]] = []
@@ -816,6 +826,8 @@ def _equal(c: _Clause) -> Check | None:
         ):
             continue
         before = c.text[max(0, number.start - 60) : number.start]
+        if re.search(rf"\bby\s+(?:{_APPROX}\s+)?$", before, re.I) or _in_range(c.text, number):
+            continue  # "improves X by about 5%": an amount of change; "0.2-0.3": a range
         report = _REPORT.search(before)
         if not report and not (found and re.search(r"\band\s+$", before)):
             continue
@@ -1224,7 +1236,8 @@ def _annotate(check: Check, dataset: str) -> Check:
 
 
 _PERCEPTUAL = re.compile(
-    r"\b(?:visual(?:ly)?|perceptual(?:ly)?|perceiv\w*|looks?(?:\s+(?:good|better|worse|"
+    r"\b(?:visually|visual(?=\s+(?:quality|fidelity|appearance|inspection|comparison|"
+    r"results?|similarity|artifacts?|realism))|perceptual(?:ly)?|perceiv\w*|looks?(?:\s+(?:good|better|worse|"
     r"natural|similar|the same))|usable|unusable|faithful\w*|human (?:evaluat\w*|judg\w*|"
     r"raters?|study|studies|preference\w*(?!\s+(?:labels?|data|annotations?|feedback|pairs)))|"
     r"preferred by|readab\w*|realistic|image quality|"
@@ -1528,7 +1541,10 @@ def _values_conjunction(text: str, subject: str) -> Check | None:
         re.I,
     ):
         return None  # a change, a difference or a likeness, not a list of values
-    if any(n.unit not in {"", "%"} or n.text.startswith(("+", "-")) for n in numbers):
+    if any(
+        n.unit not in {"", "%"} or n.text.startswith(("+", "-")) or _in_range(text, n)
+        for n in numbers
+    ):
         return None
     direction = direction_of(text)
     parts: list[Check] = []
