@@ -6,9 +6,9 @@ published (``repo``, ``path``, ``commit``, ``claim`` = ``<paper id>/<index in th
 not in this repository. The label says the relation, the relations one level down (``parts``),
 the number of quantities, the constants as written and the direction, or ``"relation": null``
 when no check should be drafted (a theorem, a description, a rate or a counted quantifier the
-rules do not state). ``half`` splits the papers: the rules were tuned on ``tune`` first, then on
-``heldout`` too once its figures were taken; ``fresh`` (11 more papers, labelled after that
-first round) was never tuned on.
+rules do not state). ``half`` splits the papers, each labelled before the rules saw it: the rules
+were tuned on ``tune``, then on ``heldout`` and ``fresh`` once their untouched figures were
+taken; ``fresh2`` was measured once, untouched, with the final rules (docs/checks.md).
 
 Fetch step (outside CI, once): download the claim list the labels name, e.g.
 
