@@ -36,7 +36,7 @@ from openrepro.claims.checks import draft_check
 from openrepro.claims.checks.eval import CheckLabel, evaluate_drafter, render_report
 
 LABELS = Path(__file__).parent / "data" / "event_claim_labels.jsonl"
-HALVES = ["tune", "heldout", "fresh", "fresh2"]
+HALVES = ["tune", "heldout", "fresh", "fresh2", "fresh3"]
 
 
 def _texts(path: Path) -> dict[str, str]:
