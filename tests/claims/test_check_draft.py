@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -10,14 +12,22 @@ from openrepro.claims.checks import (
     Check,
     Comparator,
     Direction,
+    Draft,
     GrowthLaw,
     Origin,
     Relation,
     Trend,
-    draft_check,
+    confidence_gate,
     grounding_problems,
     sweeps_of,
 )
+from openrepro.claims.checks import draft_check as gated_draft_check
+
+
+def draft_check(quote: str, **kwargs: Any) -> Draft:
+    """The rules' reading whatever its shape: these tests read what the rules draft; the
+    confidence gate in front of publication is tested at the end of this file."""
+    return gated_draft_check(quote, gate=False, **kwargs)
 
 
 def _check(quote: str) -> Check:
@@ -281,3 +291,53 @@ def test_improving_an_estimate_is_a_lower_error_and_not_too_different_is_compara
     assert estimate.direction is Direction.lower and estimate.comparator is Comparator.lt
     close = _check("The learned policy's return is not too different from the expert's return.")
     assert close.relation is Relation.comparable and close.baselines == ["expert_return"]
+
+
+# The confidence gate: claims in the event's style (written for these tests).
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        "NovaNet reaches 71.2% top-1 accuracy on ImageNet-1k (Table 2)",
+        "Fine-tuning lowers the perplexity of TinyLM from 18.4 to 16.9 on WikiText-103 (Table 3)",
+        "NovaNet reaches 0.812 AUROC versus 0.774 for GridNet (Table 5)",
+    ],
+)
+def test_the_gate_publishes_the_value_and_change_shapes(quote: str) -> None:
+    draft = gated_draft_check(quote, gate=True)
+    assert draft.check is not None, draft.reason
+    assert draft.check.relation in {Relation.equal, Relation.all_of, Relation.change}
+
+
+@pytest.mark.parametrize(
+    ("quote", "why"),
+    [
+        ("NovaNet outperforms GridNet on the ImageNet-1k top-1 accuracy (Table 2)", "ordering"),
+        ("NovaNet has a lower error than GridNet on CIFAR-10 (Figure 3)", "ordering"),
+        (
+            "Duplicates are removed using a cosine similarity threshold of 0.92 (Section 3)",
+            "not sure",
+        ),
+    ],
+)
+def test_the_gate_abstains_with_a_reason_where_the_rules_are_unsure(quote: str, why: str) -> None:
+    draft = gated_draft_check(quote, gate=True)
+    assert draft.check is None
+    assert why in draft.reason or "not sure" in draft.reason
+    assert not draft.settled  # a capable model may still be asked
+
+
+def test_the_gate_refuses_values_named_by_sentence_fragments() -> None:
+    quote = "NovaNet reaches 0.812 AUROC versus 0.774 for GridNet (Table 5)"
+    dumped = _check(quote).model_dump_json().replace('"gridnet"', '"and"')
+    check = Check.model_validate_json(dumped)
+    assert "piece of the sentence" in confidence_gate(quote, check)
+
+
+def test_the_gate_refuses_values_when_the_claim_also_compares() -> None:
+    quote = "NovaNet reaches 0.812 AUROC versus 0.774 for GridNet (Table 5)"
+    check = _check(quote)
+    assert confidence_gate(quote, check) == ""
+    best = "NovaNet is the best model, at 0.812 AUROC versus 0.774 for GridNet (Table 5)"
+    assert "compares" in confidence_gate(best, check)

@@ -29,7 +29,8 @@ def test_the_labelled_set_is_large_and_mostly_from_paperbench() -> None:
 
 def test_rules_meet_the_coverage_and_relation_accuracy_targets() -> None:
     labels = read_check_labels(LABELS)
-    report = evaluate_drafter(labels, draft_check)
+    # the rules' reading, before the confidence gate (tested below)
+    report = evaluate_drafter(labels, lambda quote: draft_check(quote, gate=False))
     drafted = [c for c in report.cases if c.drafted != "none"]
     # the figures are computed from the cases, not taken on trust
     assert report.drafted == len(drafted)
@@ -42,11 +43,25 @@ def test_rules_meet_the_coverage_and_relation_accuracy_targets() -> None:
     assert human.drafted <= human.labels // 5  # vague claims mostly get no check
 
 
+def test_the_confidence_gate_trades_coverage_for_precision_on_the_own_labels() -> None:
+    labels = read_check_labels(LABELS)
+    reading = evaluate_drafter(labels, lambda quote: draft_check(quote, gate=False))
+    gated = evaluate_drafter(labels, lambda quote: draft_check(quote, gate=True), name="gated")
+    # measured: 95.7 % precision on 23 published checks (coverage 7.7 %) against 72.3 % on 224
+    # (74.9 %) without the gate; the gate publishes only the shapes right on real event claims
+    # (docs/checks.md), so the coverage floor is low by design, the precision one is not
+    assert gated.precision > reading.precision
+    assert gated.precision >= 0.9, render_report(gated)
+    assert 0.05 <= gated.coverage < reading.coverage
+    published = {c.id for c in gated.cases if c.drafted != "none"}
+    assert published <= {c.id for c in reading.cases if c.drafted != "none"}
+
+
 def test_a_drafter_that_always_guesses_equality_scores_badly() -> None:
     labels = read_check_labels(LABELS)
 
     def guess(quote: str) -> Draft:
-        draft = draft_check("The model reaches 1.0 accuracy.")
+        draft = draft_check("The model reaches 1.0 accuracy.", gate=False)
         return draft
 
     report = evaluate_drafter(labels, guess, name="guess")
@@ -88,7 +103,7 @@ def test_precision_counts_a_check_drafted_for_a_claim_no_check_should_have(
     path = tmp_path / "labels.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     labels = read_check_labels(path)
-    report = evaluate_drafter(labels, draft_check)
+    report = evaluate_drafter(labels, lambda quote: draft_check(quote, gate=False))
     by_id = {c.id: c for c in report.cases}
     assert by_id["c"].drafted == "none" and by_id["c"].gold == "none"
     drafted = [c for c in report.cases if c.drafted != "none"]

@@ -10,6 +10,7 @@ reviewed by organizers. Code evaluates a check over bound evidence in
 from openrepro.claims.checks.draft import (
     Draft,
     audit_check,
+    confidence_gate,
     direction_of,
     draft_check,
     draft_for_claim,
@@ -76,6 +77,7 @@ __all__ = [
     "Trend",
     "audit_check",
     "check_from_llm",
+    "confidence_gate",
     "direction_of",
     "draft_check",
     "draft_check_llm",
