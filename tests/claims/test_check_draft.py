@@ -341,3 +341,11 @@ def test_the_gate_refuses_values_when_the_claim_also_compares() -> None:
     assert confidence_gate(quote, check) == ""
     best = "NovaNet is the best model, at 0.812 AUROC versus 0.774 for GridNet (Table 5)"
     assert "compares" in confidence_gate(best, check)
+
+
+def test_the_gate_leaves_a_human_judgement_to_a_person() -> None:
+    quote = "Annotators judge the PortraitNet edits visually convincing in most cases (Figure 4)"
+    reading = draft_check(quote)
+    gated = gated_draft_check(quote, gate=True)
+    assert reading.check is not None and reading.check.relation is Relation.human
+    assert gated.check is None and "human judgement" in gated.reason

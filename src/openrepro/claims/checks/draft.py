@@ -1700,6 +1700,13 @@ def draft_check(
         re.I,
     )
     human = _human(text) if strong or not _reported(text) else None
+    if human is not None and gate:
+        # no human check drafted by the rules was measured right on real event claims (two of
+        # two wrong on fresh3): behind the gate the rules leave it to a person
+        return Draft(
+            reason="no check: the rules are not sure of this phrasing (a human judgement)",
+            rule="H1",
+        )
     if human is not None:
         human = human.model_copy(
             update={"origin": Origin.rules, "quote": quote, "rule": "H1", "scale": scale or Scale()}
