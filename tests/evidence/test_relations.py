@@ -57,7 +57,7 @@ def _seeds(ours: list[float], base: list[float]) -> list[Bound]:
 
 
 def test_at_least_90_with_three_seeds_above_is_verified_not_a_false_falsification() -> None:
-    draft = draft_check("Our method reaches at least 90% accuracy on CIFAR-10.", gate=False)
+    draft = draft_check("Our method reaches at least 90% accuracy on CIFAR-10.")
     assert draft.check is not None and draft.check.relation is Relation.bound
     result = evaluate(draft.check, [Bound(quantity=draft.check.subject, seeds=[95.1, 95.3, 94.9])])
     assert result.verdict == "verified" and result.rule == "S1"

@@ -62,7 +62,7 @@ def test_the_checks_cover_every_relation() -> None:
 def test_the_rules_drafter_reads_the_same_relation() -> None:
     """Where the rules' drafter reads a check in the quote, it is of the relation set here."""
     for key, _, quote, check in CLAIMS:
-        drafted = draft_check(quote, claim_id=f"{PAPER}/{key}", gate=False).check
+        drafted = draft_check(quote, claim_id=f"{PAPER}/{key}").check
         if key in DRAFTED:
             assert drafted is not None and drafted.relation is check.relation, (key, drafted)
 
