@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from openrepro.claims.checks import (
     LLMCheckDraft,
+    LLMCheckPart,
     Origin,
     Relation,
     check_from_llm,
@@ -90,3 +91,41 @@ def test_embedded_model_drafts_only_validated_checks(embedded_backend: EmbeddedB
     ruled = draft_with_fallback("FOA has lower accuracy than TENT.", client)
     assert ruled.check is not None and ruled.check.origin is Origin.rules
     assert client.usage.calls == calls
+    # nor does a claim the rules settle as one no check states (a theorem, a rate)
+    settled = draft_with_fallback("Theorem 3 proves the regret is O(sqrt(T)).", client)
+    assert settled.check is None and settled.settled and client.usage.calls == calls
+
+
+VERSUS = "On ArcBench, GridFormer reaches 61.4% accuracy versus 48.2% for TileNet."
+
+
+def test_a_reply_with_several_parts_is_a_conjunction() -> None:
+    reply = LLMCheckDraft(
+        relation="equal",
+        subject="gridformer accuracy",
+        number="61.4%",
+        direction="higher",
+        also=[
+            LLMCheckPart(relation="equal", subject="tilenet accuracy", number="48.2%"),
+        ],
+    )
+    draft = check_from_llm(reply, VERSUS)
+    assert draft.check is not None, draft.reason
+    assert draft.check.relation is Relation.all_of
+    assert [p.subject for p in draft.check.parts] == ["gridformer_accuracy", "tilenet_accuracy"]
+
+
+def test_a_reply_that_leaves_out_a_reported_number_is_refused() -> None:
+    one_side = LLMCheckDraft(relation="equal", subject="gridformer", number="61.4%")
+    draft = check_from_llm(one_side, VERSUS)
+    assert draft.check is None and "48.2%" in draft.reason and "refused" in draft.reason
+    dropped = LLMCheckDraft(relation="ordering", subject="decoder_latency", baselines=["prior"])
+    across = "The cached decoder has lower latency than the prior decoder across four datasets."
+    refused = check_from_llm(dropped, across)
+    assert refused.check is None and "not enumerated" in refused.reason
+
+
+def test_a_reply_that_finds_no_check_says_why() -> None:
+    reply = LLMCheckDraft(relation="none", reason="describes the architecture")
+    draft = check_from_llm(reply, "The encoder shares weights across the two towers.")
+    assert draft.check is None and "describes the architecture" in draft.reason

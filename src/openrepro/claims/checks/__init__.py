@@ -7,7 +7,14 @@ reviewed by organizers. Code evaluates a check over bound evidence in
     result.verdict, result.rule, result.test, result.numbers
 """
 
-from openrepro.claims.checks.draft import Draft, direction_of, draft_check, draft_for_claim
+from openrepro.claims.checks.draft import (
+    Draft,
+    audit_check,
+    confidence_gate,
+    direction_of,
+    draft_check,
+    draft_for_claim,
+)
 from openrepro.claims.checks.grounding import (
     grounding_problems,
     is_grounded_constant,
@@ -16,6 +23,7 @@ from openrepro.claims.checks.grounding import (
 from openrepro.claims.checks.llm_draft import (
     PROMPT_VERSION,
     LLMCheckDraft,
+    LLMCheckPart,
     check_from_llm,
     draft_check_llm,
     draft_with_fallback,
@@ -65,6 +73,7 @@ __all__ = [
     "HumanJudgement",
     "HumanScale",
     "LLMCheckDraft",
+    "LLMCheckPart",
     "Order",
     "Origin",
     "Quantity",
@@ -72,7 +81,9 @@ __all__ = [
     "Relation",
     "Tolerance",
     "Trend",
+    "audit_check",
     "check_from_llm",
+    "confidence_gate",
     "direction_of",
     "draft_check",
     "draft_check_llm",

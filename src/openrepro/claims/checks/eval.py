@@ -8,10 +8,15 @@ comments)::
 
 ``parts`` lists the relations one level down (the conjuncts of ``all_of``, the inner relation of
 ``for_all`` / ``exists``); ``constants`` the numbers as the quote writes them; ``human`` labels a
-claim that no check can decide. :func:`evaluate_drafter` drafts a check for every quote and
+claim that only a person can decide; ``"relation": null`` a claim no check should be drafted for
+(a theorem, a description, a phrasing the check language cannot state): any check drafted for it
+is wrong. :func:`evaluate_drafter` drafts a check for every quote and
 reports:
 
-- **coverage**: the share of labels that get a valid (consistent, grounded) check;
+- **coverage**: the share of labels that get a valid (consistent, grounded) check, and the share
+  of the *checkable* labels (those with a relation) that do;
+- **precision**: the share of drafted checks that are right on all four counts below (a check
+  drafted for a label without a relation is wrong);
 - on the drafted ones, the accuracy of the **relation** (the relation and the relations one
   level down all match), of the top relation alone, of the number of **quantities**, of the
   **constants** (the same set of numbers), and of the **direction**;
@@ -54,7 +59,7 @@ class CheckLabel(BaseModel):
     id: str
     source: str = ""
     quote: str
-    relation: Relation
+    relation: Relation | None  # None: no check should be drafted
     parts: list[Relation] = Field(default_factory=list)
     quantities: int = Field(ge=0)
     constants: list[float] = Field(default_factory=list)
@@ -91,6 +96,13 @@ class DrafterReport(BaseModel):
     drafted: int
     coverage: float
     relation_accuracy: float
+    #: drafted checks right on relation, quantities, constants and direction at once
+    precision: float = 0.0
+    #: labels with a relation, and the share of them given a check
+    checkable: int = 0
+    checkable_coverage: float = 0.0
+    #: labels without a relation (no check should be drafted) that got one
+    abstain_drafted: int = 0
     top_relation_accuracy: float
     quantities_accuracy: float
     constants_accuracy: float
@@ -166,15 +178,14 @@ def evaluate_drafter(
     for label in labels:
         draft = drafter(label.quote)
         check = draft.check
+        gold = label.relation.value if label.relation is not None else NONE
         if check is None:
-            case = DraftCase(
-                id=label.id, gold=label.relation.value, drafted=NONE, reason=draft.reason
-            )
+            case = DraftCase(id=label.id, gold=gold, drafted=NONE, reason=draft.reason)
         else:
             top = check.relation is label.relation
             case = DraftCase(
                 id=label.id,
-                gold=label.relation.value,
+                gold=gold,
                 drafted=check.relation.value,
                 origin=check.origin.value,
                 top_ok=top,
@@ -207,6 +218,12 @@ def evaluate_drafter(
                 accuracy=_ratio(correct, len(done)),
             )
         )
+    exact = [
+        c
+        for c in drafted
+        if c.relation_ok and c.quantities_ok and c.constants_ok and c.direction_ok
+    ]
+    checkable = [c for c in cases if c.gold != NONE]
     by_origin: dict[str, int] = {}
     for case in drafted:
         by_origin[case.origin] = by_origin.get(case.origin, 0) + 1
@@ -216,6 +233,10 @@ def evaluate_drafter(
         drafted=len(drafted),
         coverage=_ratio(len(drafted), len(cases)),
         relation_accuracy=_ratio(sum(c.relation_ok for c in drafted), len(drafted)),
+        precision=_ratio(len(exact), len(drafted)),
+        checkable=len(checkable),
+        checkable_coverage=_ratio(sum(c.drafted != NONE for c in checkable), len(checkable)),
+        abstain_drafted=sum(c.gold == NONE for c in drafted),
         top_relation_accuracy=_ratio(sum(c.top_ok for c in drafted), len(drafted)),
         quantities_accuracy=_ratio(sum(c.quantities_ok for c in drafted), len(drafted)),
         constants_accuracy=_ratio(sum(c.constants_ok for c in drafted), len(drafted)),
@@ -239,6 +260,9 @@ def render_report(report: DrafterReport) -> str:
         f"(top relation {report.top_relation_accuracy:.1%}), quantities "
         f"{report.quantities_accuracy:.1%}, constants {report.constants_accuracy:.1%}, "
         f"direction {report.direction_accuracy:.1%}",
+        f"  precision (all four right) {report.precision:.1%}; checkable {report.checkable}, "
+        f"of them drafted {report.checkable_coverage:.1%}; no-check claims given a check "
+        f"{report.abstain_drafted}",
         f"  human-only claims given a check code decides: {report.human_drafted}; by origin: "
         + (", ".join(f"{k} {v}" for k, v in sorted(report.by_origin.items())) or "none"),
     ]

@@ -1,16 +1,22 @@
 """Drafting checks with a language model, through a constrained schema validated by code.
 
 The model fills :class:`LLMCheckDraft`: the relation and every choice from an enum, quantity
-names as slugs, and the numbers **as text copied from the claim**. Code then does the rest: it
+names as slugs, the numbers **as text copied from the claim**, further conjuncts in ``also``
+("X reaches 54.7% versus 41.0% for Y" is two equalities), or ``"relation": "none"`` with a
+reason where no measurement checks the claim. Code then does the rest: it
 reads each number with :func:`openrepro.claims.values.find_numbers`, builds the
 :class:`~openrepro.claims.checks.records.Check` (whose validator refuses inconsistent ones), and
 checks
 grounding against the quote. A reply that fails any of this is no check (``Draft(check=None,
 reason=...)``), never a guess; so is a reply that is not valid JSON for the schema after the
-client's repair round.
+client's repair round, and a check that fails the rules' right-or-silent audit
+(:func:`openrepro.claims.checks.draft.audit_check`: a number the claim reports that the check
+does not use, a quantifier over settings dropped).
 
 :func:`draft_with_fallback` is the drafting pipeline: rules first
-(:func:`openrepro.claims.checks.draft.draft_check`), the model only where no rule applies.
+(:func:`openrepro.claims.checks.draft.draft_check`), the model only where the rules abstain
+and the abstention is not settled (a theorem, a rate, a counted quantifier: no check of this
+vocabulary states them, so the model is not asked either).
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from openrepro.claims.checks.draft import Draft, draft_check
+from openrepro.claims.checks.draft import Draft, audit_check, draft_check
 from openrepro.claims.checks.grounding import grounding_problems
 from openrepro.claims.checks.records import (
     APPROX_DIFF_REL_TOL,
@@ -44,12 +50,13 @@ from openrepro.llm import LLMClient, Message
 __all__ = [
     "PROMPT_VERSION",
     "LLMCheckDraft",
+    "LLMCheckPart",
     "check_from_llm",
     "draft_check_llm",
     "draft_with_fallback",
 ]
 
-PROMPT_VERSION = "check-draft-v1"
+PROMPT_VERSION = "check-draft-v2"
 
 _LeafRelation = Literal[
     "equal", "bound", "difference", "ratio", "ordering", "comparable", "change", "trend", "growth"
@@ -57,11 +64,10 @@ _LeafRelation = Literal[
 _Name = str
 
 
-class LLMCheckDraft(BaseModel):
-    """The constrained schema the model fills (one relation, optionally quantified)."""
+class LLMCheckPart(BaseModel):
+    """One relation of the model's draft (the schema of each part)."""
 
     relation: _LeafRelation
-    quantifier: Literal["none", "for_all", "exists"] = "none"
     subject: _Name = Field(max_length=64)
     baselines: list[_Name] = Field(default_factory=list, max_length=6)
     comparator: Literal["ge", "gt", "le", "lt", "eq", "between"] = "eq"
@@ -71,6 +77,17 @@ class LLMCheckDraft(BaseModel):
     direction: Literal["higher", "lower", "none"] = "none"
     trend: Literal["increasing", "decreasing", "none"] = "none"
     law: Literal["linear", "logarithmic", "quadratic", "sublinear", "constant", "none"] = "none"
+
+
+class LLMCheckDraft(LLMCheckPart):
+    """The constrained schema the model fills: a relation (or ``none`` with a reason),
+    optionally quantified, with the claim's other parts in ``also`` (a conjunction)."""
+
+    relation: _LeafRelation | Literal["none"]  # type: ignore[assignment]
+    subject: _Name = Field(default="", max_length=64)
+    reason: str = Field(default="", max_length=200)
+    quantifier: Literal["none", "for_all", "exists"] = "none"
+    also: list[LLMCheckPart] = Field(default_factory=list, max_length=6)
 
 
 def _slug(name: str) -> str:
@@ -92,57 +109,85 @@ def _constant(text: str, quote: str, relative: bool) -> Constant | None:
     return Constant(value=value, text=mention.text)
 
 
+def _leaf(reply: LLMCheckPart, quote: str) -> Check:
+    """One relation of the reply as a check (a ValueError or ValidationError when invalid)."""
+    subject = _slug(reply.subject)
+    baselines = [b for b in dict.fromkeys(_slug(b) for b in reply.baselines) if b != subject]
+    relation = Relation(reply.relation)
+    relative = reply.relative and relation is Relation.difference
+    constant = _constant(reply.number, quote, relative)
+    upper = _constant(reply.upper, quote, relative)
+    comparator: Comparator | None = Comparator(reply.comparator)
+    if relation in {Relation.ordering, Relation.trend, Relation.growth}:
+        constant = upper = None
+    if relation is Relation.comparable:
+        upper = None
+    if relation is Relation.equal or relation is Relation.change:
+        comparator = None
+    if relation is Relation.ordering and comparator in {Comparator.eq, Comparator.between}:
+        comparator = None
+    if comparator is not Comparator.between and relation is not Relation.change:
+        upper = None
+    approx_tol = (
+        APPROX_DIFF_REL_TOL
+        if relation in {Relation.difference, Relation.ratio}
+        else DEFAULT_REL_TOL
+    )
+    leaf = Check(
+        origin=Origin.llm,
+        relation=relation,
+        quantities=[
+            Quantity(name=n, description=n.replace("_", " ")) for n in [subject, *baselines]
+        ],
+        subject=subject,
+        baselines=baselines
+        if relation not in {Relation.equal, Relation.bound, Relation.trend, Relation.growth}
+        else [],
+        comparator=comparator,
+        constant=constant,
+        upper=upper,
+        relative=relative,
+        direction=Direction(reply.direction),
+        tolerance=Tolerance(rel=0.0) if relation is Relation.bound else Tolerance(rel=approx_tol),
+        trend=Trend(reply.trend) if reply.trend != "none" else None,
+        law=GrowthLaw(reply.law) if reply.law != "none" else None,
+    )
+    if leaf.relation in {Relation.equal, Relation.bound, Relation.trend, Relation.growth}:
+        leaf = leaf.model_copy(update={"quantities": leaf.quantities[:1]})
+    return leaf
+
+
+def _suffixed(check: Check, suffix: str) -> Check:
+    def name(n: str) -> str:
+        return f"{n}_{suffix}"[:64]
+
+    return check.model_copy(
+        update={
+            "quantities": [q.model_copy(update={"name": name(q.name)}) for q in check.quantities],
+            "subject": name(check.subject) if check.subject else "",
+            "baselines": [name(b) for b in check.baselines],
+        }
+    )
+
+
 def check_from_llm(reply: LLMCheckDraft, quote: str) -> Draft:
-    """The check a model's reply describes, validated and grounded by code (or why not)."""
+    """The check a model's reply describes, validated, grounded and audited by code (or why
+    not)."""
+    if reply.relation == "none":
+        why = reply.reason.strip() or "no reason given"
+        return Draft(reason=f"the model finds no check: {why}", rule="llm")
     try:
-        subject = _slug(reply.subject)
-        baselines = [b for b in dict.fromkeys(_slug(b) for b in reply.baselines) if b != subject]
-        relation = Relation(reply.relation)
-        relative = reply.relative and relation is Relation.difference
-        constant = _constant(reply.number, quote, relative)
-        upper = _constant(reply.upper, quote, relative)
-        comparator: Comparator | None = Comparator(reply.comparator)
-        if relation in {Relation.ordering, Relation.trend, Relation.growth}:
-            constant = upper = None
-        if relation is Relation.comparable:
-            upper = None
-        if relation is Relation.equal or relation is Relation.change:
-            comparator = None
-        if relation is Relation.ordering and comparator in {Comparator.eq, Comparator.between}:
-            comparator = None
-        if comparator is not Comparator.between and relation is not Relation.change:
-            upper = None
-        approx_tol = (
-            APPROX_DIFF_REL_TOL
-            if relation in {Relation.difference, Relation.ratio}
-            else DEFAULT_REL_TOL
+        leaves = [_leaf(reply, quote), *(_leaf(part, quote) for part in reply.also)]
+        names = [q.name for leaf in leaves for q in leaf.quantities]
+        if len(set(names)) != len(names):
+            leaves = [_suffixed(leaf, str(i + 1)) for i, leaf in enumerate(leaves)]
+        check = (
+            leaves[0]
+            if len(leaves) == 1
+            else Check(origin=Origin.llm, relation=Relation.all_of, parts=leaves)
         )
-        leaf = Check(
-            origin=Origin.llm,
-            relation=relation,
-            quantities=[
-                Quantity(name=n, description=n.replace("_", " ")) for n in [subject, *baselines]
-            ],
-            subject=subject,
-            baselines=baselines
-            if relation not in {Relation.equal, Relation.bound, Relation.trend, Relation.growth}
-            else [],
-            comparator=comparator,
-            constant=constant,
-            upper=upper,
-            relative=relative,
-            direction=Direction(reply.direction),
-            tolerance=Tolerance(rel=0.0)
-            if relation is Relation.bound
-            else Tolerance(rel=approx_tol),
-            trend=Trend(reply.trend) if reply.trend != "none" else None,
-            law=GrowthLaw(reply.law) if reply.law != "none" else None,
-        )
-        if leaf.relation in {Relation.equal, Relation.bound, Relation.trend, Relation.growth}:
-            leaf = leaf.model_copy(update={"quantities": leaf.quantities[:1]})
-        check = leaf
         if reply.quantifier != "none":
-            check = Check(origin=Origin.llm, relation=Relation(reply.quantifier), inner=leaf)
+            check = Check(origin=Origin.llm, relation=Relation(reply.quantifier), inner=check)
         check = Check.model_validate(
             check.model_copy(update={"quote": quote, "rule": "llm"}).model_dump()
         )
@@ -152,6 +197,9 @@ def check_from_llm(reply: LLMCheckDraft, quote: str) -> Draft:
     problems = grounding_problems(check, quote)
     if problems:
         return Draft(reason="model's draft is not grounded: " + "; ".join(problems), rule="llm")
+    audit = audit_check(quote, check)
+    if audit:
+        return Draft(reason=f"model's draft refused: {audit}", rule="llm")
     return Draft(check=check, rule="llm")
 
 
@@ -174,9 +222,10 @@ def draft_check_llm(
 
 
 def draft_with_fallback(quote: str, client: LLMClient | None, *, claim_id: str = "") -> Draft:
-    """Rules first; the model only where no rule applies (and only when ``client`` is given)."""
+    """Rules first; the model only where the rules abstain without settling it (and only when
+    ``client`` is given)."""
     draft = draft_check(quote, claim_id=claim_id)
-    if draft.check is not None or client is None:
+    if draft.check is not None or client is None or draft.settled:
         return draft
     by_model = draft_check_llm(quote, client, claim_id=claim_id)
     if by_model.check is None:
