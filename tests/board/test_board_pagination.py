@@ -242,3 +242,22 @@ def test_crafted_cursors_and_page_sizes_do_not_fill_the_cache(challenge: Challen
         reply = client.get(f"/api/v1/papers?offset={offset}")
         assert reply.status_code == 400, offset
         assert "past the end" in reply.json()["error"]["message"]
+
+
+def test_crafted_cursors_on_the_paper_page_are_not_kept(challenge: ChallengeContext) -> None:
+    """The HTML paper list, like the API's: a cursor naming no row is answered, not cached."""
+    import_papers(challenge.store, challenge.challenge_id,
+                  [PaperRecord(venue_id=f"P{i:03d}", title=f"Paper {i}") for i in range(30)],
+                  source="test")  # fmt: skip
+    app = create_app(challenge, cache_seconds=1.0, warm=False)
+    client = TestClient(app)
+    assert client.get("/papers").status_code == 200
+    before = len(app.state.cache)
+    for i in range(20):
+        crafted = encode_cursor("papers", (f"P{i:03d}x",))
+        reply = client.get(f"/papers?cursor={crafted}")
+        assert reply.status_code == 200 and f"Paper {i + 1}" in reply.text
+    assert len(app.state.cache) == before
+    real = encode_cursor("papers", ("P004",))  # a row's own key: a page worth keeping
+    assert client.get(f"/papers?cursor={real}").status_code == 200
+    assert len(app.state.cache) == before + 1

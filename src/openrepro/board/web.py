@@ -39,7 +39,12 @@ from openrepro.board.assemble import Assembler, Records
 from openrepro.board.auth import auth_router
 from openrepro.board.cache import AGGREGATE, Aggregates, PageCache
 from openrepro.board.catalogue import cache_key, record_pages, record_tags
-from openrepro.board.cursor import MAX_CURSOR_CHARS, anchored_page, keyset_page
+from openrepro.board.cursor import (
+    MAX_CURSOR_CHARS,
+    anchored_page,
+    is_page_boundary,
+    keyset_page,
+)
 from openrepro.board.guard import RequestGuard, RowId
 from openrepro.board.pages import BOARD_CSP, PAGE_SIZE, Renderer, WebUrls, home_charts, page_slice
 from openrepro.challenge import ChallengeContext
@@ -238,11 +243,15 @@ def create_app(
 
         return build
 
+    def papers_kind(sort: str) -> str:
+        """The cursor kind of the paper list in order ``sort``."""
+        return "papers" if sort == "id" else f"papers-{sort}"
+
     def papers_page(status: str, sort: str, cursor: str) -> Build:
         def build(tags: set[str]) -> str:
             tags.add(AGGREGATE)
             rows = data.paper_rows(status, sort)
-            kind = "papers" if sort == "id" else f"papers-{sort}"
+            kind = papers_kind(sort)
             shown = keyset_page(kind, data.paper_keys(status, sort), cursor or None, PAGE_SIZE)
             return renderer.render(
                 "papers.html", url, static=False, rows=rows[shown.start : shown.end],
@@ -292,7 +301,12 @@ def create_app(
                                 f"{', '.join(board_data.PAPER_SORTS)}")  # fmt: skip
         if search_terms(q) or author.strip():  # bounded, not cached: unique queries would fill it
             return HTMLResponse(await run_in_threadpool(search, set()))
-        return await html(f"papers?{status}&{sort}&{cursor}", papers_page(status, sort, cursor))
+        build = papers_page(status, sort, cursor)
+        if cursor and not await run_in_threadpool(
+            is_page_boundary, papers_kind(sort), data.paper_keys(status, sort), cursor
+        ):  # a crafted cursor (a key between rows) is answered, not kept: it never fills the cache
+            return HTMLResponse(await run_in_threadpool(build, set()))
+        return await html(f"papers?{status}&{sort}&{cursor}", build)
 
     @app.get("/papers/{venue_id:path}", response_class=HTMLResponse, include_in_schema=False)
     async def paper(venue_id: str) -> HTMLResponse:
