@@ -15,7 +15,9 @@ self-declared, unconfirmed team does not count as one.
 Its *effective value* (``value``) is the newest organizer edit or re-check decision
 (:class:`~openrepro.store.VerdictEdit`) when there is one, else the judge's value, except that a
 ``verified`` resting on evidence below the challenge's ``min_provenance_verified`` counts as
-``inconclusive``. The judge's own value is kept beside it.
+``inconclusive``, and a verdict judged under a participant's own unconfirmed check proposal
+(``provisional``, :mod:`openrepro.claims.proposals`) counts as ``inconclusive`` until the
+proposal is confirmed and the claim judged again. The judge's own value is kept beside it.
 
 Consensus, paper outcomes and stats (:mod:`openrepro.outcomes.compute`), the re-check queue,
 author outreach, the board, the static site and the frozen dataset all read current verdicts
@@ -84,6 +86,7 @@ def current_verdicts_sql(hide: bool, restrict: str = "") -> str:
                CASE WHEN e.id IS NOT NULL THEN 1 ELSE 0 END AS edited,
                CASE
                  WHEN e.id IS NOT NULL THEN e.new_value
+                 WHEN v.provisional THEN 'inconclusive'
                  WHEN v.verdict = 'verified' AND v.provenance NOT IN :accepted THEN 'inconclusive'
                  ELSE v.verdict
                END AS value
