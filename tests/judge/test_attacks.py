@@ -1,7 +1,8 @@
 """The judge under attack: hostile logbooks and claims (see ``attacks.py``) must not change a
 verdict on the deterministic path, and with a model (the real embedded SmolLM2, asked only to
 choose a pointer where nothing binds a quantity) no verdict stands on evidence code cannot
-re-check, testimony never reaches the model, and the clean base is judged the same every time. Attack success rates are measured and printed (``pytest -s``).
+re-check, testimony never reaches the model, and the clean base is judged the same every time.
+Attack success rates are measured and printed (``pytest -s``).
 """
 
 from __future__ import annotations

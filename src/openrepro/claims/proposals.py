@@ -359,7 +359,7 @@ def list_proposals(
         query = query.where(Paper.venue_id == paper)
     if not include_superseded:
         query = query.where(CheckProposal.status != "superseded")
-    return [_view(*row) for row in session.execute(query).tuples()]
+    return [_view(*row) for row in session.execute(query)]
 
 
 def accept_proposal(

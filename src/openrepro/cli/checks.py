@@ -158,19 +158,22 @@ def proposals(
 @check_app.command("accept")
 def accept(
     ctx: typer.Context,
-    proposal: int = typer.Argument(..., help="Proposal id (claims check proposals)."),
+    proposal: list[int] = typer.Argument(..., help="Proposal ids (claims check proposals)."),
     fmt: OutputFormat = FormatOption,
 ) -> None:
-    """Confirm a participant's proposed check: it becomes the claim's check (kept in its
-    history), and `judge` then decides the claim again, with verdicts that count."""
+    """Confirm participants' proposed checks (one or several, in one transaction): each becomes
+    its claim's check (kept in the claim's history), and `judge` then decides those claims
+    again, with verdicts that count."""
     challenge = open_from(ctx)
     with challenge.store.session() as session:
-        row = accept_proposal(session, challenge.challenge_id, proposal, editor=default_editor())
+        rows = [accept_proposal(session, challenge.challenge_id, p, editor=default_editor())
+                for p in proposal]  # fmt: skip
     if fmt is OutputFormat.json:
-        print_json(row)
+        print_json(rows)
         return
-    _print_proposal(row)
-    console.print(f"{escape(row.claim)}: the check now; run `openrepro judge` to re-judge")
+    for row in rows:
+        _print_proposal(row)
+    console.print(f"{len(rows)} accepted: run `openrepro judge` to judge those claims again")
 
 
 @propose_app.command("propose")
