@@ -151,7 +151,8 @@ def _unbound(
         )
     extra = _extra_flags(record, claim, decision.verdict)
     decision.flags = list(dict.fromkeys([*decision.flags, *provenance_flags, *extra]))
-    return JudgedClaim(claim_id=claim.id, decision=decision, path="deterministic",
+    return JudgedClaim(claim_id=claim.id, decision=decision,
+                       path="deterministic" if found else "none",
                        evidence=[m.pointer for m in found], measured=[m.value for m in found],
                        provenance=verdict_level([]))  # fmt: skip
 
