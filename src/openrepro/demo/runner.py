@@ -340,7 +340,7 @@ def _check_notes(claims: Sequence[ClaimView], wanted: dict[str, str]) -> list[Ch
         check = claim.check
         notes.append(CheckNote(
             claim=claim.id, relation=check.relation.value if check else "",
-            words=check.describe() if check else "no check: the judge compares the reported value",
+            words=check.describe() if check else "no check yet: inconclusive",
             origin=check.origin.value if check else "none", rule=check.rule if check else "",
             reason=expected.check_reason if check and check.origin.value == "organizer" else "",
             wanted=expected.relation.value,
