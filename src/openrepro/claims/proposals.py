@@ -68,6 +68,7 @@ __all__ = [
 ]
 
 CHECKS_FORMAT = 1
+_BATCH = 5000
 #: origins of a claim's check that a participant's proposal never replaces for judging
 TRUSTED_ORIGINS = frozenset({Origin.organizer.value, Origin.participant.value})
 
@@ -189,19 +190,21 @@ def open_proposals(
     session: Session, claim_ids: Iterable[int], participant_ids: Iterable[int]
 ) -> dict[tuple[int, int], CheckProposal]:
     """(claim id, participant id) -> that participant's newest open (``proposed``) proposal."""
-    claims, people = sorted(set(claim_ids)), sorted(set(participant_ids))
+    claims, people = sorted(set(claim_ids)), set(participant_ids)
     if not claims or not people:
         return {}
-    rows = session.scalars(
-        select(CheckProposal)
-        .where(
-            CheckProposal.claim_id.in_(claims),
-            CheckProposal.participant_id.in_(people),
-            CheckProposal.status == "proposed",
+    out: dict[tuple[int, int], CheckProposal] = {}
+    for start in range(0, len(claims), _BATCH):  # bounded IN lists (SQLite's variable cap)
+        rows = session.scalars(
+            select(CheckProposal)
+            .where(
+                CheckProposal.claim_id.in_(claims[start : start + _BATCH]),
+                CheckProposal.status == "proposed",
+            )
+            .order_by(CheckProposal.id)
         )
-        .order_by(CheckProposal.id)
-    )
-    return {(row.claim_id, row.participant_id): row for row in rows}
+        out.update({(r.claim_id, r.participant_id): r for r in rows if r.participant_id in people})
+    return out
 
 
 def _team(person: Participant) -> str:

@@ -191,9 +191,16 @@ def _check_digests(
             )
         }
         own = open_proposals(session, claim_ids, {p for _, p in pairs})
+        shared: dict[int, str] = {}  # the claim's digest for everyone without a proposal
         for claim_id, person in pairs:
-            check, provisional = effective_check(claims[claim_id], own.get((claim_id, person)))
+            mine = own.get((claim_id, person))
+            if mine is None and claim_id in shared:
+                out[(claim_id, person)] = shared[claim_id]
+                continue
+            check, provisional = effective_check(claims[claim_id], mine)
             out[(claim_id, person)] = check_digest(check, provisional)
+            if mine is None:
+                shared[claim_id] = out[(claim_id, person)]
     return out
 
 
