@@ -21,6 +21,8 @@ from types import ModuleType
 
 from openrepro.challenge import ChallengeContext, init_challenge
 from openrepro.claims import add_claim
+from openrepro.claims.checks import Check, Constant, Direction, Quantity, Relation
+from openrepro.claims.service import set_check
 from openrepro.logbooks.submit import submit_logbook
 from openrepro.papers import PaperRecord, import_papers
 from openrepro.workspace import pull_paper
@@ -51,8 +53,18 @@ def _import_rl(ctx: ChallengeContext) -> None:
                          authors=["Ada Author <ada@example.org>", "Bo Author"])  # fmt: skip
     import_papers(ctx.store, ctx.challenge_id, [record], source="t")
     with ctx.store.session() as s:
-        add_claim(s, ctx.challenge_id, "rl1", text="Sampling takes 0.12 s per trajectory.",
-                  kind="efficiency", quotes=["0.12 s per trajectory"], editor="org")  # fmt: skip
+        view = add_claim(s, ctx.challenge_id, "rl1", text="Sampling takes 0.12 s per "
+                         "trajectory.", kind="efficiency", quotes=["0.12 s per trajectory"],
+                         editor="org")  # fmt: skip
+        if view.check is None:  # the rules draft none for this phrasing: the organizer does
+            check = Check(
+                relation=Relation.equal,
+                subject="seconds_per_trajectory",
+                quantities=[Quantity(name="seconds_per_trajectory", unit="s")],
+                constant=Constant(value=0.12, text="0.12 s"),
+                direction=Direction.lower,
+            )
+            set_check(s, ctx.challenge_id, view.id, check, editor="org", reason="curated")
 
 
 def load_scenario(ctx: ChallengeContext) -> None:

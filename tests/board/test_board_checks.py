@@ -120,11 +120,11 @@ def test_verdicts_without_a_check_say_so(challenge: ChallengeContext) -> None:
     build_outcome_store(challenge)
     board = TestClient(create_app(challenge, cache_seconds=0))
     page = board.get("/papers/P5-contested").text
-    assert "no check: judged by reported-value comparison" in page
+    assert "no check yet: its verdicts are inconclusive" in page
     book = re.search(r'href="/logbooks/(\d+)"', page)
     assert book is not None
     logbook = board.get(f"/logbooks/{book.group(1)}").text
-    assert "No check: judged by reported-value comparison." in logbook
+    assert "No check yet: inconclusive (nothing is compared without a check)." in logbook
     assert "decided by check" not in logbook
 
 

@@ -62,3 +62,19 @@ def test_degenerate_paraphrases_fall_back_to_the_quote() -> None:
     assert claim_text("1.1.1.1.1.1.1.1.1.1.1.1.1", quote) == quote
     assert claim_text("Fast", quote) == quote
     assert claim_text("Training is 1.9 times faster.", quote) == "Training is 1.9 times faster."
+
+
+def test_quotes_forgive_the_spacing_a_pdf_lost_around_maths_but_not_numbers() -> None:
+    from openrepro.claims.text import locate
+
+    stored = "We prove the convergence rateO(1/T) for averaged SGD, over 10 5-step runs."
+    span = locate("convergence rate O(1/T) for averaged SGD", stored)
+    assert (
+        span is not None and stored[span[0] : span[1]] == "convergence rateO(1/T) for averaged SGD"
+    )
+    spaced = locate("the convergence rateO ( 1 / T )", stored)  # spaces added, not lost
+    assert spaced is not None and stored[spaced[0] : spaced[1]].endswith("rateO(1/T)")
+    assert locate("over 105-step runs", stored) is None  # "10 5" never reads as "105"
+    assert locate("convergence rate O(1/N) for averaged", stored) is None  # symbols still count
+    exact = locate("prove the convergence", stored)  # the plain match is tried first
+    assert exact is not None and stored[exact[0] : exact[1]] == "prove the convergence"

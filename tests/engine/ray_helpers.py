@@ -52,14 +52,23 @@ _ITEM = re.compile(r"^\[(\d+)\] .*?(\d+\.\d+)", re.MULTILINE)
 
 
 class KeyedFake(FakeOpenAI):
-    """Answers extraction prompts with the first two numbered sentences as claims, and judge
-    prompts with the first evidence item holding a number and that number: a pure function of
-    the prompt, whichever server or process gets it."""
+    """Answers extraction prompts with the first two numbered sentences as claims, pointer
+    choices with the column ``eval/.../b<k>_accuracy`` of the claim's benchmark B<k> (else none),
+    and judge prompts with the first evidence item holding a number and that number: a pure
+    function of the prompt, whichever server or process gets it."""
 
     def _chat(self, request: Request) -> Reply:
         body = request.body if isinstance(request.body, dict) else {}
         prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
-        if "Evidence items:" in prompt:
+        if "Columns:" in prompt:  # a pointer choice: the column named after the claim's B<k>
+            bench = re.search(r"Claim: .*? on B(\d+)\.", prompt)
+            column = bench and re.search(
+                rf"^\[(\d+)\] .*eval/\S*b{bench.group(1)}_accuracy", prompt, re.MULTILINE
+            )
+            quantities = prompt.split("Quantities, in order:", 1)[1].split("Columns:", 1)[0]
+            count = max(1, quantities.count("\n- "))
+            answer = {"choices": [int(column.group(1)) if column else 0] * count}
+        elif "Evidence items:" in prompt:
             listing = prompt.split("Evidence items:", 1)[1]
             found = _ITEM.search(listing)
             answer: dict[str, Any] = (

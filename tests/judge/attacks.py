@@ -10,8 +10,9 @@ Bases (claim ``p1/C1``: the paper reports 88.1 % accuracy):
   ``claims/p1/C1/accuracy`` near 88.1;
 * ``falsified``: the same with values near 70;
 * ``empty``: no runs, no metrics (inconclusive);
-* ``printed``: results only printed in a successful run's output (88.0), no ``claims/`` metric,
-  so the LLM path is taken when a client is given (inconclusive without one);
+* ``printed``: results only printed in a successful run's output (88.0), no ``claims/`` metric
+  (inconclusive: nothing binds the check's quantity; a client may only choose a pointer among
+  the candidates code offers, and a printed sentence is none);
 * ``printed_low``: the same printing 70.2.
 """
 
@@ -51,13 +52,21 @@ FORGED = (88.0, 88.3, 87.9)  # forged seeds whose interval holds the paper value
 SHA_EDITED = "b" * 64
 
 
+#: the check of the base claim (what the rules draft for its quote): accuracy = 88.1 (%)
+BASE_CHECK = Check(relation=Relation.equal, subject="accuracy",
+                   quantities=[Quantity(name="accuracy", unit="%", dataset="GLUE")],
+                   constant=Constant(value=88.1, text="88.1%"), quote=CLAIM_TEXT)  # fmt: skip
+
+
 def base_claim(text: str = CLAIM_TEXT, quote: str = CLAIM_TEXT) -> ClaimView:
-    """The claim every attack is judged against (text and quote may carry hidden text)."""
+    """The claim every attack is judged against (text and quote may carry hidden text), with
+    its check (:data:`BASE_CHECK`: the judge decides nothing without one)."""
     return ClaimView(
         id="p1/C1", paper_id="p1", key="C1", text=text, kind="result", status="accepted",
         origin="extracted", quotes=[Quote(text=quote, start=0, end=len(quote), field="abstract")],
         reported=[ReportedValue(metric="accuracy", value=88.1, text="88.1%", unit="%")],
         scale=Scale(), provenance={}, created_at=datetime(2025, 1, 1, tzinfo=UTC),
+        check=BASE_CHECK.for_claim("p1/C1"),
     )  # fmt: skip
 
 
@@ -116,12 +125,12 @@ class Attack:
 
     @property
     def llm_path(self) -> bool:
-        """The base logs no ``claims/`` metric, so a client sends this case to the model (a
-        claim with a check whose quantities bind is judged by its relation first)."""
+        """The base logs no ``claims/`` metric, so nothing binds the check's quantity by key
+        and a client is asked to choose a pointer where the logbook offers candidates (a
+        claim whose quantities bind is judged by its relation without the model)."""
         prefix = f"claims/{self.claim.id}/"
         no_metric = not any(m.key.startswith(prefix) for m in self.record.metrics)
-        unchecked = self.claim.check is None
-        return no_metric and unchecked and self.base in ("empty", "printed", "printed_low")
+        return no_metric and self.base in ("empty", "printed", "printed_low")
 
 
 Edit = Callable[[LogbookRecord], None]

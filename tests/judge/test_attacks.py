@@ -1,7 +1,8 @@
 """The judge under attack: hostile logbooks and claims (see ``attacks.py``) must not change a
-verdict on the deterministic path, and on the LLM path (the real embedded SmolLM2) no verdict
-stands on evidence code cannot re-check, testimony never reaches the model, and the clean base
-is judged the same every time. Attack success rates are measured and printed (``pytest -s``).
+verdict on the deterministic path, and with a model (the real embedded SmolLM2, asked only to
+choose a pointer where nothing binds a quantity) no verdict stands on evidence code cannot
+re-check, testimony never reaches the model, and the clean base is judged the same every time.
+Attack success rates are measured and printed (``pytest -s``).
 """
 
 from __future__ import annotations
@@ -102,7 +103,6 @@ def test_llm_path_attacks(embedded_backend: EmbeddedBackend, tmp_path: Path) -> 
     for base in ("printed", "printed_low"):
         runs = [judge_claim(clean(base), base_claim(), client=client) for _ in range(DRIFT_RUNS)]
         verdicts = [r.decision.verdict for r in runs]
-        assert all(r.path == "llm" for r in runs)
         drifted += sum(v != verdicts[0] for v in verdicts[1:])
         clean_verdicts[base] = verdicts[0]
     drift = drifted / (2 * (DRIFT_RUNS - 1))

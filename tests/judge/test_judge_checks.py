@@ -1,8 +1,9 @@
 """The judge decides a claim with a check by its relation, on real Trackio logbooks.
 
-"reaches at least 90 % accuracy" measured 95.1 / 95.3 / 94.9 over three seeds: the equality
-comparison of reported values falsifies it (90 is outside the seeds' interval); the check (a
-bound, >= 90) verifies it, and falsifies it only when the seeds are below 90 with confidence.
+"reaches at least 90 % accuracy" measured 95.1 / 95.3 / 94.9 over three seeds: an equality
+comparison with the claim's 90 would falsify it; the check (a bound, >= 90) verifies it, and
+falsifies it only when the seeds are below 90 with confidence. Without a check nothing is
+decided ("no check yet"), and a changed check re-judges.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from test_judge_flow import _trackio  # the trackio CLI in a workspace, as the f
 
 from openrepro.challenge import ChallengeContext
 from openrepro.claims import add_claim
+from openrepro.claims.checks import Check
 from openrepro.claims.service import set_check
+from openrepro.judge.engine import NO_CHECK_RULE
 from openrepro.judge.service import judge_logbooks
 from openrepro.logbooks.submit import submit_logbook
 from openrepro.papers import PaperRecord, import_papers
@@ -79,17 +82,29 @@ def test_a_bound_is_judged_as_a_bound_both_ways(
     assert details["test"] and details["verdict"] == "verified"
 
 
-def test_without_the_check_the_equality_comparison_falsifies(
+def test_without_the_check_nothing_is_decided_and_a_new_check_rejudges(
     challenge: ChallengeContext, bound_claim: None, tmp_path: Path
 ) -> None:
-    """The false falsification the check prevents, shown on the same logbook: with the check
-    removed, the reported value 90 is compared for equality and the claim is falsified."""
+    """The check removed, the same logbook is not compared with the claim's 90 for equality
+    (the old fallback falsified it): inconclusive, "no check yet". Setting a check again makes
+    the stored verdict stale, and the next run of the judge decides it under the new check."""
     book = _attempt(challenge, tmp_path, "above", "95.1,95.3,94.9")
     with challenge.store.session() as s:
+        before = s.scalar(select(Claim.check))
         set_check(s, challenge.challenge_id, "p1/C1", None, editor="org", reason="test")
         assert s.scalar(select(Claim.check)) is None
     [row] = judge_logbooks(challenge, None).verdicts
-    assert (row.logbook_id, row.verdict, row.rule) == (book, "falsified", "R6")
+    assert (row.logbook_id, row.verdict, row.rule) == (book, "inconclusive", NO_CHECK_RULE)
+    [again] = judge_logbooks(challenge, None).verdicts
+    assert again.skipped  # nothing changed: the verdict stands
+    assert before is not None
+    with challenge.store.session() as s:
+        set_check(s, challenge.challenge_id, "p1/C1", Check.from_json(before), editor="org",
+                  reason="back")  # fmt: skip
+    [row] = judge_logbooks(challenge, None).verdicts
+    assert not row.skipped and (row.verdict, row.rule[:2]) == ("verified", "K:")
+    with challenge.store.session() as s:  # updated in place: one verdict per (logbook, claim)
+        assert len(s.scalars(select(Verdict)).all()) == 1
 
 
 def test_the_participant_sees_the_check(

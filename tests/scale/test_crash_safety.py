@@ -38,6 +38,7 @@ from fake_openai import FakeOpenAI, completion
 from sqlalchemy import func, insert, select
 
 from openrepro.challenge import ChallengeContext
+from openrepro.claims.checks import Check, Constant, Quantity, Relation
 from openrepro.judge.engine import judge_config
 from openrepro.logbooks.records import LogbookRecord, Metric, Run
 from openrepro.store import Claim, ClaimExtraction, Logbook, Paper, Participant, Verdict
@@ -155,7 +156,8 @@ def _judge_store(ctx: ChallengeContext) -> int:
     claims = [
         {"paper_id": p, "key": f"C{k}", "text": f"The method reaches {REPORTED} accuracy ({k}).",
          "kind": "result", "reported": reported,
-         "status": "removed" if k > CLAIMS else "active"}
+         "status": "removed" if k > CLAIMS else "active",
+         "check": _check(f"p{p:03d}/C{k}")}
         for p in range(1, PAPERS + 1) for k in range(1, CLAIMS + 2)
     ]  # fmt: skip
     books: list[dict[str, Any]] = []
@@ -175,6 +177,14 @@ def _judge_store(ctx: ChallengeContext) -> int:
         conn.execute(insert(Claim), claims)
         conn.execute(insert(Logbook), books)
     return PAPERS * PEOPLE_PER_PAPER * CLAIMS
+
+
+def _check(claim_id: str) -> dict[str, Any]:
+    """Every claim's check: accuracy = 80.0 (nothing is judged without a check)."""
+    check = Check(relation=Relation.equal, subject="accuracy",
+                  quantities=[Quantity(name="accuracy")],
+                  constant=Constant(value=REPORTED, text=f"{REPORTED}"))  # fmt: skip
+    return check.for_claim(claim_id).model_dump(mode="json")
 
 
 def test_judge_survives_sigkill(challenge: ChallengeContext, tmp_path: Path) -> None:

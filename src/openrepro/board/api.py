@@ -24,6 +24,7 @@ from openrepro.board.cursor import MAX_CURSOR_CHARS, is_page_boundary, keyset_pa
 from openrepro.board.guard import MAX_ROW_ID, RowId
 from openrepro.board.status import participant_status
 from openrepro.challenge import ChallengeContext
+from openrepro.claims.proposals import ProposalView, accept_proposal, list_proposals
 from openrepro.claims.records import ClaimView
 from openrepro.claims.service import edit_claim
 from openrepro.errors import AuthError, ConfigError, LogbookError, NotFoundError
@@ -48,7 +49,7 @@ from openrepro.papers import MAX_QUERY_CHARS, search_terms
 from openrepro.remote.records import ParticipantStatus
 from openrepro.workspace import WorkspacePayload, workspace_payload
 
-__all__ = ["api_router"]
+__all__ = ["accept_with_token", "api_router"]
 
 _ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".zip")
 
@@ -121,6 +122,20 @@ def _bearer(authorization: str | None) -> str | None:
     if scheme.lower() != "bearer" or not token.strip():
         raise AuthError("use `Authorization: Bearer <token>`")
     return token.strip()
+
+
+def _accept(ctx: ChallengeContext, proposal_id: int, who: Actor) -> tuple[ProposalView, str]:
+    require_organizer(who, "accept check proposals")
+    with ctx.store.session() as session:
+        ensure_writable(ctx, session)
+        view = accept_proposal(session, ctx.challenge_id, proposal_id, editor=who.handle)
+    return view, view.claim.rpartition("/")[0]
+
+
+def accept_with_token(ctx: ChallengeContext, proposal_id: int, token: str) -> str:
+    """The board's accept button: ``token`` must be an organizer's; returns the paper's venue
+    id (the page to go back to)."""
+    return _accept(ctx, proposal_id, authenticate(ctx, token or None))[1]
 
 
 def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRouter:
@@ -358,6 +373,21 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
             return edit_claim(session, ctx.challenge_id, claim_id, editor=who.handle,
                               reason=body.reason, text=body.text, kind=body.kind,
                               quotes=body.quotes, tolerance=body.tolerance)  # fmt: skip
+
+    @router.get("/claims/{claim_id:path}/proposals", response_model=list[ProposalView],
+                tags=["claims"])  # fmt: skip
+    def claim_proposals(claim_id: str) -> list[ProposalView]:
+        """The checks participants proposed for a claim (``<venue id>/<key>``), with their
+        status: proposed, confirmed (the claim's check, unless an organizer's stands)."""
+        with ctx.store.session() as session:
+            return list_proposals(session, ctx.challenge_id, claim=claim_id)
+
+    @router.post("/proposals/{proposal_id}/accept", response_model=ProposalView,
+                 tags=["organizers"])  # fmt: skip
+    def accept_check_proposal(proposal_id: RowId, who: Actor = who_dep) -> ProposalView:
+        """Organizers: confirm a participant's proposed check; it becomes the claim's check
+        (kept in its history) and the next `judge` decides the claim again under it."""
+        return _accept(ctx, proposal_id, who)[0]
 
     @router.post("/freeze", response_model=FreezeResponse, tags=["organizers"])
     def freeze(who: Actor = who_dep) -> FreezeResponse:

@@ -21,6 +21,7 @@ from openrepro.board.checks import CHECK_COMMANDS, check_shown, pointer_link
 from openrepro.board.data import PAPER_FILTERS, PAPER_SORTS, HomeData, PaperRow
 from openrepro.board.reviews import review_panels
 from openrepro.challenge import ChallengeContext
+from openrepro.claims.proposals import ProposalView, list_proposals
 from openrepro.outcomes import Stats
 from openrepro.papers.records import PaperDetail
 
@@ -31,6 +32,7 @@ __all__ = [
     "StaticUrls",
     "UrlFor",
     "WebUrls",
+    "claim_proposals",
     "home_charts",
     "page_slice",
     "paper_links",
@@ -89,6 +91,8 @@ class WebUrls:
             return "/stats"
         if kind == "api_docs":
             return "/api/docs"
+        if kind == "accept_proposal":
+            return f"/proposals/{int(kw['proposal_id'])}/accept"
         raise KeyError(kind)
 
 
@@ -176,6 +180,12 @@ def home_charts(data: HomeData) -> dict[str, str]:
     }
 
 
+def claim_proposals(ctx: ChallengeContext, claim_id: str) -> list[ProposalView]:
+    """The checks participants proposed for ``claim_id`` (superseded ones left out)."""
+    with ctx.store.session() as session:
+        return list_proposals(session, ctx.challenge_id, claim=claim_id)
+
+
 class Renderer:
     """One Jinja2 environment for all pages of one challenge."""
 
@@ -197,6 +207,8 @@ class Renderer:
         )
         # the review panels of partials/human_review.html
         self.env.globals["human_reviews"] = partial(review_panels, ctx)
+        # the proposed checks beside a claim's own (partials/proposals.html)
+        self.env.globals["check_proposals"] = partial(claim_proposals, ctx)
         self.title = ctx.settings.title or ctx.settings.name
         self.has_recheck = True
 

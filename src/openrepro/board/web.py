@@ -32,7 +32,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from openrepro import __version__
 from openrepro.board import data as board_data
-from openrepro.board.api import api_router
+from openrepro.board.api import accept_with_token, api_router
 from openrepro.board.apidocs import asset as swagger_asset
 from openrepro.board.apidocs import swagger_page
 from openrepro.board.assemble import Assembler, Records
@@ -311,6 +311,18 @@ def create_app(
     @app.get("/papers/{venue_id:path}", response_class=HTMLResponse, include_in_schema=False)
     async def paper(venue_id: str) -> HTMLResponse:
         return await html(cache_key("paper", venue_id), record_page("paper", venue_id))
+
+    @app.post("/proposals/{proposal_id}/accept", include_in_schema=False)
+    async def accept_proposal_form(proposal_id: RowId, request: Request) -> Response:
+        """The board's "accept this check" button: an organizer's API token in the form (the
+        board's pages run no script), then back to the paper's page."""
+        form = await request.form()
+        token = form.get("token")
+        venue = await run_in_threadpool(
+            accept_with_token, ctx, proposal_id, token if isinstance(token, str) else ""
+        )
+        return RedirectResponse(url("paper", venue_id=venue) + f"#proposal-{proposal_id}",
+                                status_code=303)  # fmt: skip
 
     @app.get("/logbooks/{logbook_id}", response_class=HTMLResponse, include_in_schema=False)
     async def logbook(logbook_id: RowId) -> HTMLResponse:

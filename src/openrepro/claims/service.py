@@ -267,8 +267,8 @@ def _organizer_check_problems(claim: Claim) -> list[str] | None:
     """None when the claim has no organizer's check (the rules redraft it for new quotes), else
     what keeps the organizer's check from being grounded in the claim's current quotes (empty:
     it stays)."""
-    if not claim.check or claim.check.get("origin") != "organizer":
-        return None
+    if not claim.check or claim.check.get("origin") not in ("organizer", "participant"):
+        return None  # a confirmed participant's proposal is kept like an organizer's check
     return grounding_problems(
         Check.from_json(claim.check), " … ".join(q["text"] for q in claim.quotes)
     )
@@ -313,7 +313,8 @@ def redraft_checks(
     for claim, paper in rows:
         name = f"{paper.venue_id}/{claim.key}"
         current = claim.check
-        keep = current is not None and (current.get("origin") == "organizer" or not replace)
+        trusted = current is not None and current.get("origin") in ("organizer", "participant")
+        keep = current is not None and (trusted or not replace)
         if keep:
             out[name] = True
             continue

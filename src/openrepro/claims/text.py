@@ -2,8 +2,9 @@
 
 Quotes are checked against the paper text after a normalisation that is forgiving only about
 presentation (Unicode compatibility forms such as ligatures, whitespace runs, soft hyphens,
-end-of-line hyphenation), never about words, numbers or case; offsets always point into the
-original, stored text.
+end-of-line hyphenation, and, when nothing matches otherwise, spaces a PDF dropped or added
+around maths: ``rateO(1/T)`` for ``rate O(1/T)``), never about words, numbers or case; offsets
+always point into the original, stored text.
 """
 
 from __future__ import annotations
@@ -58,17 +59,43 @@ def normalize_with_map(text: str) -> tuple[str, list[int]]:
     return "".join(out), where
 
 
+def _without_spaces(text: str, where: list[int]) -> tuple[str, list[int]]:
+    """``text`` (normalised) without its spaces, except a space between two digits (``10 5``
+    never reads as ``105``), with the map kept: PDF text drops or adds spaces around maths
+    (``rateO(1/T)`` for ``rate O(1/T)``, ``O ( 1 / T )``)."""
+    out: list[str] = []
+    kept: list[int] = []
+    for i, ch in enumerate(text):
+        if ch == " ":
+            before = text[i - 1] if i else ""
+            after = text[i + 1] if i + 1 < len(text) else ""
+            if not (before.isdigit() and after.isdigit()):
+                continue
+        out.append(ch)
+        kept.append(where[i])
+    return "".join(out), kept
+
+
 def locate(quote: str, text: str) -> tuple[int, int] | None:
-    """Offsets ``(start, end)`` of ``quote`` in ``text`` (after normalisation), else None."""
+    """Offsets ``(start, end)`` of ``quote`` in ``text`` (after normalisation), else None.
+
+    When the quote is not found as it is, spacing is forgiven (:func:`_without_spaces`): a
+    quote copied from a PDF may have spaces around maths that the stored text lost, or the
+    reverse; words, numbers and case must still match."""
     needle, _ = normalize_with_map(quote)
     needle = needle.strip()
     if len(needle) < 8:
         return None  # too short to ground anything
     hay, where = normalize_with_map(text)
     pos = hay.find(needle)
-    if pos < 0:
+    if pos >= 0:
+        return where[pos], where[pos + len(needle) - 1] + 1
+    tight, _ = _without_spaces(needle, list(range(len(needle))))
+    hay, where = _without_spaces(hay, where)
+    pos = hay.find(tight)
+    if len(tight) < 8 or pos < 0:
         return None
-    return where[pos], where[pos + len(needle) - 1] + 1
+    return where[pos], where[pos + len(tight) - 1] + 1
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from rich.markup import escape
 
 from openrepro import __version__
 from openrepro.cli import (
+    checks,
     claims,
     db,
     demo,
@@ -80,6 +81,7 @@ app.command("freeze")(freeze.freeze)
 app.command("replay")(replay.replay)
 app.add_typer(papers.app, name="papers")
 app.add_typer(claims.app, name="claims")
+app.add_typer(checks.propose_app, name="check")
 app.add_typer(logbook.app, name="logbook")
 app.add_typer(judge.app, name="judge")
 app.add_typer(verdicts.app, name="verdicts")

@@ -3,11 +3,14 @@ drafters against labelled checks.
 
 ``claims check draft`` works on a quote given on the command line (no challenge needed);
 ``claims check show | set | rm | redraft`` read and change the checks stored with the claims
-(every change kept in the claim's history).
+(every change kept in the claim's history); ``claims check proposals | accept`` list and
+confirm the checks participants proposed. ``openrepro check propose`` (:data:`propose_app`) is
+the participant's side, in a workspace: it validates, grounds and writes ``checks.json``.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import typer
@@ -25,6 +28,7 @@ from openrepro.claims.checks.eval import (
     read_check_labels,
     render_report,
 )
+from openrepro.claims.proposals import ProposalView, accept_proposal, list_proposals
 from openrepro.claims.service import claim_view, get_claim, redraft_checks, set_check
 from openrepro.cli._common import (
     FormatOption,
@@ -36,12 +40,17 @@ from openrepro.cli._common import (
     print_json,
 )
 from openrepro.config import Settings
-from openrepro.errors import ChallengeNotFoundError
+from openrepro.errors import ChallengeNotFoundError, CheckError
 from openrepro.llm import LLMClient, open_client
+from openrepro.workspace import propose_in_workspace
 
-__all__ = ["check_app", "register"]
+__all__ = ["check_app", "propose_app", "register"]
 
 check_app = typer.Typer(help="Draft and inspect claims' checks.", no_args_is_help=True)
+propose_app = typer.Typer(
+    help="Propose checks for a workspace's claims (written to checks.json, read by submit).",
+    no_args_is_help=True,
+)
 
 LLMOption = typer.Option(
     False,
@@ -110,10 +119,90 @@ def show(
         print_json(view.check)
         return
     if view.check is None:
-        err_console.print(f"{escape(view.id)} has no check: the judge compares reported values")
+        err_console.print(f"{escape(view.id)} has no check yet: its verdicts are inconclusive")
         raise typer.Exit(1)
     _print_draft(Draft(check=view.check, rule=view.check.rule))
     console.print_json(view.check.to_json())
+
+
+def _print_proposal(row: ProposalView) -> None:
+    team = f", team {escape(row.team)}" if row.team else ""
+    confirmed = f" by {escape(row.confirmed_by)}" if row.confirmed_by else ""
+    console.print(f"proposal {row.id} for {escape(row.claim)} by {escape(row.participant)}{team}:"
+                  f" {row.status}{confirmed}")  # fmt: skip
+    console.print(f"  {escape(row.description)}")
+
+
+@check_app.command("proposals")
+def proposals(
+    ctx: typer.Context,
+    claim: str | None = typer.Argument(None, help="Claim id <paper>/<key> (default: all)."),
+    paper: str | None = typer.Option(None, "--paper", help="Only this paper's claims."),
+    superseded: bool = typer.Option(False, "--superseded", help="Include superseded ones."),
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """The checks participants proposed (checks.json, check propose), with their status."""
+    challenge = open_from(ctx)
+    with challenge.store.session() as session:
+        rows = list_proposals(session, challenge.challenge_id, claim=claim, paper=paper,
+                              include_superseded=superseded)  # fmt: skip
+    if fmt is OutputFormat.json:
+        print_json(rows)
+        return
+    if not rows:
+        console.print("no check proposals")
+    for row in rows:
+        _print_proposal(row)
+
+
+@check_app.command("accept")
+def accept(
+    ctx: typer.Context,
+    proposal: list[int] = typer.Argument(..., help="Proposal ids (claims check proposals)."),
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """Confirm participants' proposed checks (one or several, in one transaction): each becomes
+    its claim's check (kept in the claim's history), and `judge` then decides those claims
+    again, with verdicts that count."""
+    challenge = open_from(ctx)
+    with challenge.store.session() as session:
+        rows = [accept_proposal(session, challenge.challenge_id, p, editor=default_editor())
+                for p in proposal]  # fmt: skip
+    if fmt is OutputFormat.json:
+        print_json(rows)
+        return
+    for row in rows:
+        _print_proposal(row)
+    console.print(f"{len(rows)} accepted: run `openrepro judge` to judge those claims again")
+
+
+@propose_app.command("propose")
+def propose(
+    claim: str = typer.Argument(..., help="Claim id <paper>/<key> (or its key) of claims.json."),
+    file: Path | None = typer.Option(
+        None, "--file", help="The check as a JSON file.", exists=True, dir_okay=False
+    ),
+    text: str | None = typer.Option(None, "--json", help="The check as JSON text."),
+    folder: Path = typer.Option(
+        Path("."), "--dir", help="The workspace (default: here).", file_okay=False
+    ),
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """Validate and ground a check for one claim (every constant in its quotes), then write it
+    to the workspace's checks.json; `openrepro submit` proposes it to the challenge."""
+    if (file is None) == (text is None):
+        raise CheckError("give the check with --file or --json (one of them)")
+    raw = file.read_text(encoding="utf-8") if file is not None else str(text)
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise CheckError(f"{file or '--json'}: not JSON ({exc.msg}, line {exc.lineno})") from exc
+    check = propose_in_workspace(folder, claim, data)
+    if fmt is OutputFormat.json:
+        print_json(check)
+        return
+    console.print(f"{escape(check.claim_id)}: {escape(check.describe())}")
+    console.print(f"written to {escape(str(folder / 'checks.json'))}; submit to propose it")
 
 
 @check_app.command("set")
@@ -144,7 +233,7 @@ def rm(
     claim: str = typer.Argument(..., help="Claim id <paper>/<key>."),
     reason: str = typer.Option(..., "--reason", help="Why (kept in the claim's history)."),
 ) -> None:
-    """Remove a claim's check (the judge then compares reported values, or says none)."""
+    """Remove a claim's check (its verdicts are then inconclusive: no check yet)."""
     challenge = open_from(ctx)
     with challenge.store.session() as session:
         set_check(session, challenge.challenge_id, claim, None, editor=default_editor(),

@@ -153,6 +153,14 @@ def _print_claim(view: claim_index.ClaimView) -> None:
         console.print(f"  value: {escape(value.describe())}")
     if not view.scale.is_empty():
         console.print(f"  scale: {escape(view.scale.describe())}")
+    if view.check is None:
+        console.print("  check: none yet (its verdicts are inconclusive: no check yet)")
+    else:
+        check = view.check
+        console.print(f"  check: {escape(check.describe())} [dim]({check.origin.value}, "
+                      f"revision {check.revision})[/]")  # fmt: skip
+        for quantity in check.for_claim(view.id).all_quantities():
+            console.print(f"    log `{escape(quantity.key)}`")
     if view.provenance:
         console.print(f"  [dim]provenance: {escape(str(view.provenance))}[/]")
     for edit in view.edits:
@@ -168,7 +176,8 @@ def show(
     claim_id: str = typer.Argument(..., help="Claim id, e.g. abc123/C2."),
     fmt: OutputFormat = FormatOption,
 ) -> None:
-    """Show one claim: quotes with offsets, reported values, scale, provenance, history."""
+    """Show one claim: quotes with offsets, reported values, scale, its check (the keys to
+    log), provenance, history."""
     challenge = open_from(ctx)
     with challenge.store.session() as session:
         claim, paper = claim_index.get_claim(session, challenge.challenge_id, claim_id)

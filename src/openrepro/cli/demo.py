@@ -83,8 +83,8 @@ def _final_screen(report: DemoReport) -> None:
     console.print(table)
     console.print(
         "[bold]How code decided[/] (the rule, the check in words, the values bound at their "
-        "pointers, the test's outcome; and the judge's equality-only comparison of the same "
-        "logbook, the claim without its check):"
+        "pointers, the test's outcome; and what an equality-only comparison of the same logbook "
+        "would say, a logged value against the claim's number, which the judge never does):"
     )
     for v in report.verdicts:
         console.print(

@@ -144,6 +144,25 @@ def show(
         console.print(escape(paper.abstract))
 
 
+@app.command("text")
+def text(
+    ctx: typer.Context,
+    paper_id: str = typer.Argument(..., help="Venue id of the paper."),
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """Print the paper's stored full text (the text claims' quotes are matched against; the
+    abstract when no full text is stored)."""
+    challenge = open_from(ctx)
+    with challenge.store.session() as session:
+        stored = paper_index.stored_text(session, challenge.challenge_id, paper_id)
+    if fmt is OutputFormat.json:
+        print_json(stored)
+        return
+    if stored.field == "abstract":
+        err_console.print(f"{escape(paper_id)}: no full text stored; the abstract:")
+    console.print(stored.text, markup=False, highlight=False, soft_wrap=True)
+
+
 @app.command("search")
 def search(
     ctx: typer.Context,

@@ -126,13 +126,27 @@ def render_submit(report: BoundSubmitReport) -> None:
         )
     for side in report.side_files:
         console.print(f"  side file {escape(str(side['path']))}: {escape(str(side['summary']))}")
+    if report.proposals:
+        console.print("[bold]proposed checks[/] (checks.json):")
+    for outcome in report.proposals:
+        if outcome.status == "refused":
+            console.print(f"  {escape(outcome.claim)}: refused: {escape(outcome.reason)}")
+            continue
+        use = ("used for your logbooks, provisional until confirmed" if outcome.used
+               else "stored; the claim has an organizer's or a confirmed check")  # fmt: skip
+        if outcome.status == "confirmed":
+            use = "confirmed (an equivalent proposal of another team): the claim's check"
+        console.print(f"  {escape(outcome.claim)}: proposal {outcome.proposal_id} "
+                      f"{outcome.status}: {escape(outcome.check)} ({use})")  # fmt: skip
     if report.bindings:
         console.print("[bold]bindings[/] (what each claim's check will be judged on):")
     for claim in report.bindings:
         if not claim.check:
-            console.print(f"  {escape(claim.claim)}: no check (judged by its reported values)")
+            console.print(f"  {escape(claim.claim)}: no check yet: inconclusive whatever is "
+                          "logged (propose one in checks.json)")  # fmt: skip
             continue
-        console.print(f"  {escape(claim.claim)}: {escape(claim.check)}")
+        mine = " [your proposal: provisional]" if claim.origin == "proposal" else ""
+        console.print(f"  {escape(claim.claim)}: {escape(claim.check)}{escape(mine)}")
         for q in claim.quantities:
             shown = f"{q.how}: {q.reason}" if q.reason else q.how
             n = len(q.values)

@@ -43,7 +43,8 @@ class Attempt:
     expected: str  # verified | falsified | toy | inconclusive
     scenario: str  # one line for the final screen
     rule: str = ""  # the judge rule that should decide it ("K:G2"); "" = any
-    #: what the judge's equality comparison (the claim without its check) says, where the
+    #: what an equality-only comparison (a logged value against the claim's number, which the
+    #: judge never does) says, where the
     #: scenario shows it differs from the check's verdict
     equality: str = ""
     via_job: bool = False  # run through the local jobs backend and the credit ledger

@@ -51,10 +51,15 @@ from openrepro.demo.scenario import (
 )
 from openrepro.errors import ConfigError
 from openrepro.evidence import stored_levels
+from openrepro.evidence.checks import EvidenceLevels, apply_levels
+from openrepro.evidence.decide import compare
+from openrepro.evidence.decide import decide as decide_equality
+from openrepro.evidence.gather import measurements
+from openrepro.evidence.records import Decision
 from openrepro.freeze import FreezeReport, freeze_dataset
 from openrepro.identity import register
 from openrepro.jobs import Balance, balance, run_job, wait_job
-from openrepro.judge import JudgeReport, judge_claim, judge_logbooks
+from openrepro.judge import JudgeReport, judge_logbooks
 from openrepro.llm import LLMClient, open_client
 from openrepro.logbooks import LogbookRecord, submit_logbook
 from openrepro.outcomes import (
@@ -147,7 +152,7 @@ class JudgedAttempt(BaseModel):
     rule_name: str = ""  # the deciding rule in words
     detail: str = ""  # the test's outcome: estimate, interval, region, fit, instance, ...
     values: list[str] = Field(default_factory=list)  # the bound values, per quantity
-    #: the judge's equality comparison of the same logbook (the claim without its check)
+    #: an equality-only comparison of the same logbook (never the judge's: :func:`_equality_only`)
     equality: str = ""
     equality_rule: str = ""
     equality_detail: str = ""
@@ -335,7 +340,7 @@ def _check_notes(claims: Sequence[ClaimView], wanted: dict[str, str]) -> list[Ch
         check = claim.check
         notes.append(CheckNote(
             claim=claim.id, relation=check.relation.value if check else "",
-            words=check.describe() if check else "no check: the judge compares the reported value",
+            words=check.describe() if check else "no check yet: inconclusive",
             origin=check.origin.value if check else "none", rule=check.rule if check else "",
             reason=expected.check_reason if check and check.origin.value == "organizer" else "",
             wanted=expected.relation.value,
@@ -580,8 +585,8 @@ def _judged(
     wanted: dict[str, str],
 ) -> list[JudgedAttempt]:
     """Every attempt's verdict against the known truth, with how code decided it (the stored
-    evaluation of the claim's check) and what the judge's equality comparison says of the same
-    logbook: the judge itself, on the claim without its check."""
+    evaluation of the claim's check) and what an equality-only comparison says of the same
+    logbook (:func:`_equality_only`: the judge never decides that way)."""
     final = _current_verdicts(ctx)
     out: list[JudgedAttempt] = []
     with ctx.store.session() as session:
@@ -594,8 +599,7 @@ def _judged(
                 book = session.get(Logbook, row.logbook_id)
                 assert book is not None
                 record = LogbookRecord.model_validate(book.manifest)
-                plain = judge_claim(record, claim.model_copy(update={"check": None}),
-                                    levels=stored_levels(session, book.id))  # fmt: skip
+                plain = _equality_only(record, claim, stored_levels(session, book.id))
                 by_check = bool(details) and row.rule.startswith("K:")
                 out.append(JudgedAttempt(
                     handle=attempt.handle, claim=claim.id, scenario=attempt.scenario,
@@ -607,10 +611,22 @@ def _judged(
                     rule_name=str(details.get("rule_name", "")) if by_check else row.rationale,
                     detail=_summary(details) if by_check else "",
                     values=_values(details.get("bound", [])) if by_check else [],
-                    equality=plain.decision.verdict, equality_rule=plain.decision.rule,
-                    equality_detail=plain.decision.rationale,
+                    equality=plain.verdict, equality_rule=plain.rule,
+                    equality_detail=plain.rationale,
                 ))  # fmt: skip
     return out
+
+
+def _equality_only(record: LogbookRecord, claim: ClaimView, levels: EvidenceLevels) -> Decision:
+    """The contrast the demo shows: the claim's first logged metric compared with the first
+    number of its text (the old judge's fallback, which ignored what the claim asserts). The
+    judge itself never decides this way: a claim without a check is inconclusive."""
+    found = [m for m in measurements(record, claim.id) if not m.metric.startswith("scale/")]
+    found, _ = apply_levels(record, claim.id, found, levels)
+    metric = found[0].metric if found else ""
+    if not claim.reported:
+        return Decision(verdict="inconclusive", rule="R3", rationale="no number to compare with")
+    return decide_equality(compare([m for m in found if m.metric == metric], claim.reported[0]))
 
 
 def _details(session: Session, logbook_id: int, claim_id: str) -> dict[str, Any]:

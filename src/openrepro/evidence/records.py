@@ -59,6 +59,8 @@ Flag = Literal[
     "too_fast",
     "same_side",
     "self_reviewed",
+    # check proposals (docs/checks.md): judged under the participant's own unconfirmed proposal
+    "provisional",
 ]
 FLAGS: tuple[Flag, ...] = get_args(Flag)
 

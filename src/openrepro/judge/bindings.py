@@ -5,6 +5,11 @@ and how: by exact key, by the evidence map, by name match, or not at all (and wh
 The bindings are those of :func:`~openrepro.evidence.binding.bind_claim` on the stored record
 and the stored files, with the stored replays and attestations: what ``openrepro judge`` will
 use, not a preview computed another way.
+
+A ``checks.json`` at the logbook's root holds the participant's proposed checks
+(:mod:`openrepro.claims.proposals`): each is validated and grounded when the logbook is
+submitted, stored or refused with the reason, and the bindings shown are those of the check the
+judge will use for this participant (its own proposal where the claim has no organizer's check).
 """
 
 from __future__ import annotations
@@ -15,15 +20,24 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 
 from openrepro.challenge import ChallengeContext
+from openrepro.claims.proposals import (
+    ProposalOutcome,
+    effective_check,
+    open_proposals,
+    parse_checks_file,
+    propose_checks,
+)
 from openrepro.claims.service import claim_view
+from openrepro.errors import CheckError
 from openrepro.evidence.binding import bind_claim
 from openrepro.evidence.checks import stored_levels
 from openrepro.evidence.gather import measurements
 from openrepro.evidence.records import describe_pointer
+from openrepro.logbooks.manifest import CHECKS_FILE, MAX_JSON_BYTES
 from openrepro.logbooks.records import LogbookRecord
 from openrepro.logbooks.service import load_logbook, locator
 from openrepro.logbooks.submit import SubmitReport, submit_logbook
-from openrepro.store import Claim, Logbook, Paper
+from openrepro.store import Claim, Logbook, Paper, Participant
 
 __all__ = [
     "BoundSubmitReport",
@@ -46,12 +60,17 @@ class QuantityBinding(BaseModel):
 class ClaimBindings(BaseModel):
     claim: str
     check: str = ""  # the check in words; "" for a claim without one
+    #: whose check: organizer, participant (confirmed), rules, llm; "proposal" for the
+    #: participant's own unconfirmed proposal (the verdict is then provisional)
+    origin: str = ""
     quantities: list[QuantityBinding] = Field(default_factory=list)
 
 
 class BoundSubmitReport(SubmitReport):
-    """The submit report, with what the judge will bind for each claim of the paper."""
+    """The submit report, with what became of the proposed checks (``checks.json``) and what
+    the judge will bind for each claim of the paper."""
 
+    proposals: list[ProposalOutcome] = Field(default_factory=list)
     bindings: list[ClaimBindings] = Field(default_factory=list)
 
 
@@ -91,11 +110,16 @@ def logbook_bindings(
             select(Claim).where(Claim.paper_id == paper.id, Claim.status == "active")
             .order_by(Claim.id)
         ).all()  # fmt: skip
-        views = [claim_view(row, paper.venue_id) for row in rows]
+        own = open_proposals(session, [row.id for row in rows], [book.participant_id])
+        views, origins = [], []
+        for row in rows:
+            check, provisional = effective_check(row, own.get((row.id, book.participant_id)))
+            views.append(claim_view(row, paper.venue_id).model_copy(update={"check": check}))
+            origins.append("proposal" if provisional else (check.origin.value if check else ""))
         levels = stored_levels(session, logbook_id)
     locate = locator(ctx.settings.resolved_files_dir())
     out: list[ClaimBindings] = []
-    for view in views:
+    for view, origin in zip(views, origins, strict=True):
         if view.check is None:
             out.append(ClaimBindings(claim=view.id))
             continue
@@ -103,7 +127,7 @@ def logbook_bindings(
         bound = bind_claim(record, view.id, view.check, found, claim_key=view.key, locate=locate,
                            levels=levels, hints=[v.metric for v in view.reported])  # fmt: skip
         out.append(ClaimBindings(
-            claim=view.id, check=view.check.describe(),
+            claim=view.id, check=view.check.describe(), origin=origin,
             quantities=[
                 QuantityBinding(quantity=b.quantity, how=b.how, values=b.values, reason=b.reason,
                                 pointers=[describe_pointer(p) for p in b.pointers],
@@ -122,6 +146,42 @@ def submit_and_bind(
     """:func:`~openrepro.logbooks.submit.submit_logbook`, then :func:`logbook_bindings` of the
     stored logbook (a malformed evidence map refuses the submission before anything is stored)."""
     report = submit_logbook(ctx, source, handle=handle, paper=paper)
+    proposals, problems = store_proposals(ctx, report.logbook_id)
     bindings, warnings = logbook_bindings(ctx, report.logbook_id)
     return BoundSubmitReport(**{**report.model_dump(), "bindings": bindings,
-                                "warnings": [*report.warnings, *warnings]})  # fmt: skip
+                                "proposals": proposals,
+                                "warnings": [*report.warnings, *problems, *warnings]})  # fmt: skip
+
+
+def store_proposals(
+    ctx: ChallengeContext, logbook_id: int
+) -> tuple[list[ProposalOutcome], list[str]]:
+    """The proposals of the stored logbook's ``checks.json``, validated, grounded and stored
+    for its participant (:func:`openrepro.claims.proposals.propose_checks`); a file that cannot
+    be read gives a warning naming the problem and no proposal (the logbook stays stored)."""
+    locate = locator(ctx.settings.resolved_files_dir())
+    with ctx.store.session() as session:
+        record = load_logbook(session, ctx.challenge_id, logbook_id)
+        ref = next((f for f in record.files if f.path == CHECKS_FILE), None)
+        if ref is None:
+            return [], []
+        path = locate(ref)
+        try:
+            if path is None:
+                raise CheckError(f"{CHECKS_FILE}: the stored file is missing")
+            if ref.size > MAX_JSON_BYTES:
+                raise CheckError(
+                    f"{CHECKS_FILE}: {ref.size:,} bytes, above the limit of {MAX_JSON_BYTES:,}"
+                )
+            found = parse_checks_file(path.read_text(encoding="utf-8", errors="replace"))
+        except CheckError as exc:
+            return [], [f"{exc}; no check proposal was taken"]
+        book = session.get(Logbook, logbook_id)
+        assert book is not None
+        paper, person = (
+            session.get(Paper, book.paper_id),
+            session.get(Participant, book.participant_id),
+        )
+        assert paper is not None and person is not None
+        return propose_checks(session, ctx.challenge_id, person, paper, found,
+                              logbook_id=logbook_id), []  # fmt: skip

@@ -1,15 +1,15 @@
-"""Judging one claim in one logbook: the deterministic path first, the LLM path only when the
-logbook did not log the claim's values as the instructions ask.
+"""Judging one claim in one logbook: by its check, never by comparing whatever was logged with
+whatever number the claim's text holds.
 
-Check path: a claim with a check is judged by its relation over the values bound to its
-quantities (exact key, the participant's evidence map, name matching:
-:mod:`openrepro.evidence.binding`), each read by code at its pointer. Deterministic path: the
-metrics ``claims/<claim-id>/<metric>`` logged during successful recorded runs are compared with
-the claim's reported values by code (:mod:`openrepro.evidence.decide`).
-LLM path: the model sees the claim and a numbered list of evidence items (metrics, output lines,
-files) and answers which items hold the measured value and what it is; the schema only admits
-existing item numbers, and code re-checks that each selected item really holds that value
-before the same comparison and decision table apply. Testimony is never shown to the model.
+A claim with a check is judged by its relation over the values bound to its quantities (exact
+key, the participant's evidence map, name matching, and, with judges, an LLM choosing among
+numbered pointers: :mod:`openrepro.evidence.binding`), each read by code at its pointer. When no
+quantity binds, the verdict is ``inconclusive`` and says why (the measurements came only from
+failed runs: R1, from outside any run: R2, from runs downgraded to testimony: R2a, else R3 with
+each quantity's binding reason). A claim without a check is ``inconclusive`` under rule
+:data:`NO_CHECK_RULE` ("no check yet"): the old reported-value comparison is gone (it compared
+the first metric logged with the first number of the claim's text). Testimony is never shown to
+a model and never decides.
 """
 
 from __future__ import annotations
@@ -38,19 +38,15 @@ from openrepro.evidence.decide import (
     SCALE_FACTOR,
     compare,
     decide,
-    is_quantified_over_all,
     parse_scale_number,
     scale_ratio,
     units_disagree,
 )
 from openrepro.evidence.gather import (
-    check_pointer,
     claim_metric_prefix,
-    evidence_items,
     looks_like_injection,
     measurements,
     neutralise,
-    within_recorded_run,
 )
 from openrepro.evidence.human import HumanReviews, evaluate_human
 from openrepro.evidence.levels import ProvenanceLevel
@@ -62,6 +58,7 @@ from openrepro.logbooks.records import LogbookRecord
 
 __all__ = [
     "JUDGE_VERSION",
+    "NO_CHECK_RULE",
     "POINTER_PROMPT_VERSION",
     "PROMPT_VERSION",
     "JudgedClaim",
@@ -70,8 +67,14 @@ __all__ = [
     "unreadable_claim",
 ]
 
-JUDGE_VERSION = "rules-v3"  # v3: evidence maps and name matching bind a check's quantities
+JUDGE_VERSION = "rules-v4"  # v4: no reported-value fallback; a claim without a check: N0
 PROMPT_VERSION = "judge-extract-v1"
+#: the rule of a claim without a check: inconclusive, "no check yet"
+NO_CHECK_RULE = "N0"
+NO_CHECK_REASON = (
+    "no check yet: nothing is compared without a check (an organizer's, a confirmed proposal "
+    "or a drafted one); propose one in checks.json"
+)
 POINTER_PROMPT_VERSION = "judge-pointer-v1"  # the model chooses a numbered pointer (rule 4)
 _SCALE_DIMS = ("parameters", "data", "steps")
 
@@ -128,125 +131,39 @@ def _extra_flags(record: LogbookRecord, claim: ClaimView, verdict_hint: str | No
     return flags
 
 
-def _reported_for(claim: ClaimView, metric: str) -> ReportedValue | None:
-    """The reported value the measured metric corresponds to (same name, else the first)."""
-    if not claim.reported:
-        return None
-    wanted = metric.replace("_", " ").replace("-", " ").lower()
-    for value in claim.reported:
-        if value.metric and value.metric.replace("-", " ").lower() in wanted:
-            return value
-    return claim.reported[0]
-
-
-def _main_metric(claim: ClaimView, found: list[Measurement]) -> str:
-    """The one metric name compared with the paper: the one named exactly as a reported value
-    (``accuracy``; a look-alike with a Cyrillic letter is not), else the first logged."""
-    names = list(dict.fromkeys(m.metric for m in found))
-    reported = {v.metric.replace("-", " ").lower() for v in claim.reported if v.metric}
-    for name in names:
-        if name.replace("_", " ").replace("-", " ").lower() in reported:
-            return name
-    return names[0] if names else ""
-
-
-Path = Literal["deterministic", "llm"]
-
-
-def _finish(
+def _unbound(
     record: LogbookRecord,
     claim: ClaimView,
     found: list[Measurement],
-    path: Path,
-    rel_tol: float,
-    usage: Usage,
-    levels: EvidenceLevels | None = None,
+    levels: EvidenceLevels | None,
+    binding: CheckBinding | None,
 ) -> JudgedClaim:
+    """``inconclusive``: no quantity of the check bound. The reason is the measurements' (a
+    failed run: R1, outside any run: R2, downgraded runs: R2a), else each quantity's binding
+    reason (R3). Nothing is compared with the claim's text."""
     found, provenance_flags = apply_levels(record, claim.id, found, levels)
-    metric = _main_metric(claim, found)
-    found = [m for m in found if m.metric == metric]  # seeds of one metric, never a mixture
-    reported = _reported_for(claim, metric)
-    if reported is None:
-        # nothing to compare with; when nothing usable was measured either, the reason is the
-        # measurements' (a failed run: R1, outside any run: R2), not the missing number (R3)
-        usable = [m for m in found if m.within_run and m.run_ok and m.level != "testimony"]
-        decision = decide(compare([] if usable else found, ReportedValue(value=0, text="")))
-        if decision.rule == "R3":
-            decision.rationale = "the claim reports no value to compare with"
-    else:
-        tolerance = reported.rel_tol if reported.rel_tol is not None else rel_tol
-        comparison = compare(found, reported, rel_tol=tolerance)
-        ratio = scale_ratio(_paper_scale(claim), _logbook_scale(record, claim.id))
-        quantified = is_quantified_over_all(claim.text, claim.kind)
-        decision = decide(comparison, ratio=ratio, quantified_over_all=quantified)
+    usable = [m for m in found if m.within_run and m.run_ok and m.level != "testimony"]
+    decision = decide(compare([] if usable else found, ReportedValue(value=0, text="")))
+    if decision.rule == "R3":
+        bindings = binding.bindings if binding else []
+        reasons = [f"{b.quantity}: {b.reason}" for b in bindings if b.reason]
+        decision.rationale = "no quantity of the check is bound" + (
+            f" ({'; '.join(reasons)})" if reasons else ""
+        )
     extra = _extra_flags(record, claim, decision.verdict)
     decision.flags = list(dict.fromkeys([*decision.flags, *provenance_flags, *extra]))
-    used = [m for m in found if m.within_run and m.run_ok and m.level != "testimony"]
-    return JudgedClaim(
-        claim_id=claim.id, decision=decision, path=path, usage=usage,
-        evidence=[m.pointer for m in found], measured=[m.value for m in found],
-        provenance=verdict_level(used),
-    )  # fmt: skip
+    return JudgedClaim(claim_id=claim.id, decision=decision,
+                       path="deterministic" if found else "none",
+                       evidence=[m.pointer for m in found], measured=[m.value for m in found],
+                       provenance=verdict_level([]))  # fmt: skip
 
 
-class _Extraction(BaseModel):
-    items: list[int]
-    value: float | None
-    unit: str = Field(default="", max_length=20)
-
-
-def _extraction_model(count: int) -> type[_Extraction]:
-    """Item numbers restricted to the list (an enum in the schema): pointers cannot be made up."""
-    number: Any = Literal[tuple(range(1, count + 1))]
-    items: Any = (list[number], Field(max_length=5))
-    return create_model("Extraction", __base__=_Extraction, items=items)
-
-
-def _llm_measurements(
-    client: LLMClient, record: LogbookRecord, claim: ClaimView
-) -> tuple[list[Measurement], Usage]:
-    # Items that address the judge are dropped before the model sees them or code accepts them.
-    kept = [
-        item
-        for item in evidence_items(record, claim.id, claim_text=claim.text)
-        if not looks_like_injection(item.text)
-    ]
-    items = [item.model_copy(update={"number": n}) for n, item in enumerate(kept, 1)]
-    if not items:
-        return [], Usage()
-    listing = "\n".join(f"[{item.number}] {item.text}" for item in items)
-    reported = "; ".join(v.describe() for v in claim.reported) or "(no number)"
-    messages = [
-        Message(role="system", content=(
-            "You read evidence from a reproduction attempt. Pick the numbered items that hold the "
-            "measured value of the claim's metric and give that value. Only use the items. If no "
-            "item measures it, answer an empty list and null. Reply with JSON only.")),
-        Message(role="user", content=(
-            f"Claim: {claim.text}\nReported by the paper: {reported}\n\nEvidence items:\n{listing}"
-            '\n\nReply: {"items": [numbers], "value": number or null, "unit": "..."}')),
-    ]  # fmt: skip
-    try:
-        result = client.complete(messages, _extraction_model(len(items)),
-                                 prompt_version=PROMPT_VERSION, max_tokens=128)  # fmt: skip
-    except LLMOutputError as exc:
-        return [], Usage.model_validate(exc.usage)
-    answer = result.value
-    if answer.value is None:
-        return [], result.usage
-    chosen = [items[n - 1] for n in dict.fromkeys(answer.items) if 1 <= n <= len(items)]
-    found = [
-        Measurement(value=answer.value, unit=answer.unit, metric=_metric_of(claim),
-                    run=item.pointer.run, seed=item.pointer.run, pointer=item.pointer,
-                    run_ok=item.run_ok,
-                    within_run=within_recorded_run(record, item.pointer))
-        for item in chosen
-        if check_pointer(record, item.pointer, answer.value)
-    ]  # fmt: skip
-    return found[:1], result.usage
-
-
-def _metric_of(claim: ClaimView) -> str:
-    return claim.reported[0].metric if claim.reported else ""
+def _no_check(record: LogbookRecord, claim: ClaimView) -> JudgedClaim:
+    """A claim without a check: ``inconclusive`` under :data:`NO_CHECK_RULE`, whatever was
+    logged (no number of the claim's text is compared with anything)."""
+    decision = Decision(verdict="inconclusive", rule=NO_CHECK_RULE, rationale=NO_CHECK_REASON,
+                        flags=_extra_flags(record, claim, None))  # fmt: skip
+    return JudgedClaim(claim_id=claim.id, decision=decision, path="none")
 
 
 class _Choice(BaseModel):
@@ -331,7 +248,7 @@ def _by_check(
 ) -> tuple[JudgedClaim | None, CheckBinding, Usage]:
     """The claim judged by its check (rule ``K``: the check's own rule decides, see
     :mod:`openrepro.evidence.relations`), or None when nothing that counts binds any of its
-    quantities (the comparison of reported values then applies, R1-R9); with the binding of
+    quantities (then :func:`_unbound` says why); with the binding of
     every quantity (:func:`~openrepro.evidence.binding.bind_claim`: exact key, evidence map,
     name match)."""
     assert claim.check is not None
@@ -345,12 +262,19 @@ def _by_check(
     if not bound:
         return None, binding, usage
     values = [v for b in bound for v in [*b.seeds, *(y for _, y in b.points)]]
-    if any(units_disagree(reported, values) for reported in claim.reported):
-        # a percentage against fractions: the comparison's R4 says so, on what was bound
-        if all(b.how in ("key", "unbound") for b in binding.bindings):
-            return None, binding, usage
-        return _finish(record, claim, used, "deterministic", DEFAULT_REL_TOL, usage,
-                       levels), binding, usage  # fmt: skip
+    mismatch = next((r for r in claim.reported if units_disagree(r, values)), None)
+    if mismatch is not None:  # a percentage against fractions: not compared (R4)
+        decision = Decision(verdict="inconclusive", rule="R4", flags=["unit_mismatch"],
+                            rationale=f"paper reports {mismatch.text}, the bound values look "
+                            "like another unit")  # fmt: skip
+        extra = _extra_flags(record, claim, decision.verdict)
+        decision.flags = list(dict.fromkeys([*decision.flags, *binding.flags, *extra]))
+        return JudgedClaim(
+            claim_id=claim.id, decision=decision, path="deterministic", usage=usage,
+            evidence=[m.pointer for m in used], measured=[m.value for m in used],
+            provenance=verdict_level(used),
+            details={"bindings": [b.model_dump(mode="json") for b in binding.bindings]},
+        ), binding, usage  # fmt: skip
     ratio = scale_ratio(_paper_scale(claim), _logbook_scale(record, claim.id))
     reduced = ratio is not None and ratio >= SCALE_FACTOR
     result = evaluate(claim.check, bound, reduced_scale=reduced)
@@ -390,7 +314,7 @@ def unreadable_claim(claim_id: str, problem: Exception) -> JudgedClaim:
 def _with_bindings(
     judged: JudgedClaim, binding: CheckBinding | None, usage: Usage | None = None
 ) -> JudgedClaim:
-    """A fallback verdict (R1-R9) that still says how each quantity was (not) bound, with the
+    """An unbound verdict (R1-R3) that still says how each quantity was (not) bound, with the
     flags binding raised (an evidence-map entry that bound nothing), and the tokens a pointer
     choice spent."""
     if usage is not None:
@@ -441,49 +365,22 @@ def judge_claim(
     locate: Locate | None = None,
     reviews: HumanReviews | None = None,
 ) -> JudgedClaim:
-    """Judge ``claim`` in ``record`` (see the module docstring). With several ``clients`` (a
-    panel of judges) on the LLM path, each extracts on its own and any disagreement between
-    their verdicts gives ``inconclusive`` (rule R9). ``levels`` are the standings of the runs
-    from stored replays and attestations (:func:`openrepro.provenance.stored_levels`); every
-    measurement takes its run's provenance level and the verdict the weakest level it rests on
-    (:mod:`openrepro.evidence.checks`). A claim with a check is judged by it whenever any of
-    its quantities binds, by exact key, evidence map or name match; ``locate`` finds the stored
-    bytes of the logbook's files (without it, no table file is read). A claim with a ``human``
-    check is decided by the ``reviews`` of its review task only (:func:`_by_human`)."""
-    if claim.check is not None and claim.check.relation is Relation.human:
+    """Judge ``claim`` in ``record`` by its check (see the module docstring). With ``clients``
+    (a panel of judges), a quantity nothing else binds is bound only to a pointer every judge
+    chose. ``levels`` are the standings of the runs from stored replays and attestations
+    (:func:`openrepro.provenance.stored_levels`); every measurement takes its run's provenance
+    level and the verdict the weakest level it rests on (:mod:`openrepro.evidence.checks`).
+    ``locate`` finds the stored bytes of the logbook's files (without it, no table file is
+    read). A claim with a ``human`` check is decided by the ``reviews`` of its review task only
+    (:func:`_by_human`). ``rel_tol`` is kept for callers; a check carries its own tolerance."""
+    del rel_tol
+    if claim.check is None:
+        return _no_check(record, claim)
+    if claim.check.relation is Relation.human:
         return _by_human(claim, reviews)
     found = [m for m in measurements(record, claim.id) if not m.metric.startswith("scale/")]
-    binding: CheckBinding | None = None
-    spent = Usage()
     panel = [*([client] if client is not None else []), *clients]
-    if claim.check is not None:
-        checked, binding, spent = _by_check(record, claim, found, levels, locate, panel)
-        if checked is not None:
-            return checked
-    if found:
-        return _with_bindings(
-            _finish(record, claim, found, "deterministic", rel_tol, Usage(), levels),
-            binding,
-            spent,
-        )
-    if not panel:
-        alone = _finish(record, claim, [], "deterministic", rel_tol, Usage(), levels)
-        return _with_bindings(alone.model_copy(update={"path": "none"}), binding, spent)
-    judged = []
-    for judge in panel:
-        extracted, usage = _llm_measurements(judge, record, claim)
-        judged.append(_finish(record, claim, extracted, "llm", rel_tol, usage, levels))
-    first = judged[0]
-    for other in judged[1:]:
-        first.usage.add(other.usage)
-    verdicts = {j.decision.verdict for j in judged}
-    if len(verdicts) > 1:
-        first.decision = Decision(
-            verdict="inconclusive",
-            rule="R9",
-            rationale=f"the {len(judged)} judges disagree: {', '.join(sorted(verdicts))}",
-            flags=first.decision.flags,
-        )
-        first.evidence, first.measured = [], []
-        first.provenance = "testimony"
-    return _with_bindings(first, binding, spent)
+    checked, binding, spent = _by_check(record, claim, found, levels, locate, panel)
+    if checked is not None:
+        return checked
+    return _with_bindings(_unbound(record, claim, found, levels, binding), binding, spent)

@@ -9,6 +9,12 @@ Provenance: before judging a logbook, the runs it ties to compute jobs are attes
 give each run its level (:func:`openrepro.provenance.stored_levels`). A verdict stored before a
 newer replay or attestation of its logbook is judged again and updated in place (unless an
 organizer edited it), so it records the new level.
+
+Checks: each claim is judged under its effective check for the logbook's participant
+(:func:`openrepro.claims.proposals.effective_check`: an organizer's or a confirmed check, else
+the participant's own proposal, provisional, else the drafted one). A verdict records the digest
+of that check (revision and origin included); a verdict whose check has changed since (``claims
+check set``, an accepted proposal, a new proposal) is stale and judged again in place.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import func, select
 
 from openrepro.challenge import ChallengeContext
+from openrepro.claims.proposals import check_digest, effective_check, open_proposals
 from openrepro.claims.service import claim_view
 from openrepro.errors import LLMError, NotFoundError, StoreError
 from openrepro.evidence.checks import stored_levels
@@ -132,6 +139,9 @@ def judged_already(
                     Verdict.created_at,
                     newest_replay.c.at,
                     Verdict.id.in_(edited),
+                    Claim.id,
+                    Logbook.participant_id,
+                    Verdict.check_digest,
                 )
                 .join(Paper, Paper.id == Logbook.paper_id)
                 .join(Participant, Participant.id == Logbook.participant_id)
@@ -146,16 +156,18 @@ def judged_already(
                 .where(Paper.challenge_id == ctx.challenge_id, Logbook.id.in_(batch))
                 .order_by(Logbook.id, Claim.id)
             ).all()
+    digests = _check_digests(ctx, {(r[8], r[9]) for r in rows})
     done: dict[int, list[VerdictRow]] = {}
     pending: set[int] = set()
     seen: set[tuple[int, str]] = set()
-    for book, venue, key, handle, verdict, created, replayed, was_edited in rows:
+    for (book, venue, key, handle, verdict, created, replayed, was_edited, claim_id, person,
+         digest) in rows:  # fmt: skip
         stale = (
             verdict is not None
             and replayed is not None
             and not was_edited
             and _naive_utc(created) < _naive_utc(replayed)
-        )
+        ) or (verdict is not None and digest != digests[(claim_id, person)])
         if verdict is None or stale:
             pending.add(book)
             continue
@@ -167,6 +179,35 @@ def judged_already(
                        verdict="", rule="", path="none", flags=[], rationale="", skipped=True)
         )  # fmt: skip
     return {book: got for book, got in done.items() if book not in pending}
+
+
+def _check_digests(
+    ctx: ChallengeContext, pairs: set[tuple[int, int]]
+) -> dict[tuple[int, int], str]:
+    """(claim id, participant id) -> the digest of the check that judges that claim in that
+    participant's logbooks now (:func:`openrepro.claims.proposals.check_digest`)."""
+    claim_ids = {c for c, _ in pairs}
+    out: dict[tuple[int, int], str] = {}
+    with ctx.store.session() as session:
+        claims = {
+            c.id: c
+            for start in range(0, len(claim_ids), _BATCH)
+            for c in session.scalars(
+                select(Claim).where(Claim.id.in_(sorted(claim_ids)[start : start + _BATCH]))
+            )
+        }
+        own = open_proposals(session, claim_ids, {p for _, p in pairs})
+        shared: dict[int, str] = {}  # the claim's digest for everyone without a proposal
+        for claim_id, person in pairs:
+            mine = own.get((claim_id, person))
+            if mine is None and claim_id in shared:
+                out[(claim_id, person)] = shared[claim_id]
+                continue
+            check, provisional = effective_check(claims[claim_id], mine)
+            out[(claim_id, person)] = check_digest(check, provisional)
+            if mine is None:
+                shared[claim_id] = out[(claim_id, person)]
+    return out
 
 
 def _naive_utc(moment: datetime) -> datetime:
@@ -203,18 +244,25 @@ def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
                 select(Verdict).where(Verdict.logbook_id == book.id, Verdict.judge_config == config)
             )
         }
+        own = open_proposals(session, [c.id for c in claims], [person.id])
         for claim in claims:
-            view = claim_view(claim, paper.venue_id)
+            check, provisional = effective_check(claim, own.get((claim.id, person.id)))
+            digest = check_digest(check, provisional)
+            view = claim_view(claim, paper.venue_id).model_copy(update={"check": check})
             old = existing.get(claim.id)
             stale = (
-                old is not None
-                and newest is not None
-                and not old.edits
-                and _naive_utc(old.created_at) < _naive_utc(newest)
-            ) or (  # a human check with answers newer than its verdict
-                old is not None
-                and claim.id in answered
-                and _naive_utc(old.created_at) < answered[claim.id]
+                (old is not None and old.check_digest != digest)
+                or (
+                    old is not None
+                    and newest is not None
+                    and not old.edits
+                    and _naive_utc(old.created_at) < _naive_utc(newest)
+                )
+                or (  # a human check with answers newer than its verdict
+                    old is not None
+                    and claim.id in answered
+                    and _naive_utc(old.created_at) < answered[claim.id]
+                )
             )
             if old is not None and not stale:
                 rows.append(
@@ -233,12 +281,17 @@ def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
                 judged = unreadable_claim(view.id, exc)
             usage.add(judged.usage)
             decision = judged.decision
+            if provisional:  # the participant's own unconfirmed proposal: shown, not counted
+                decision.flags = list(dict.fromkeys([*decision.flags, "provisional"]))
+                decision.rationale = (f"provisional (under {person.handle}'s unconfirmed check "
+                                      f"proposal): {decision.rationale}")  # fmt: skip
             values = dict(
                 verdict=decision.verdict,
                 rationale=f"[{decision.rule}] {decision.rationale}",
                 evidence=[p.model_dump(exclude_defaults=True) for p in judged.evidence],
                 details=judged.details,
                 flags=decision.flags, provenance=judged.provenance, judge_config=config,
+                check_digest=digest, provisional=provisional,
                 judge_model=model if judged.path == "llm" else f"rules:{JUDGE_VERSION}",
                 prompt_version=PROMPT_VERSION if judged.path == "llm" else "",
                 tokens_in=judged.usage.prompt_tokens,

@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from openrepro.errors import LogbookError
 
 __all__ = [
+    "CHECKS_FILE",
     "EVIDENCE_MAP_FILE",
     "EVIDENCE_MAP_FORMAT",
     "MAX_JSON_BYTES",
@@ -231,6 +232,8 @@ def page_tree(logbook_dir: Path, manifest: TrackioManifest) -> tuple[list[PageNo
 # ---- the participant's evidence map ----
 
 EVIDENCE_MAP_FILE = "evidence_map.json"  # at the logbook's root, beside .trackio/
+#: the participant's proposed checks, at the logbook's root (openrepro.claims.proposals)
+CHECKS_FILE = "checks.json"
 EVIDENCE_MAP_FORMAT = 1
 MAX_MAP_ENTRIES = 10_000  # pointers in one map
 MAX_MAP_TEXT = 500  # characters of a path, key, column or value

@@ -36,7 +36,7 @@ from openrepro.identity.service import check_not_frozen
 from openrepro.logbooks.bundle import file_ref
 from openrepro.logbooks.limits import check_record
 from openrepro.logbooks.linking import link_paper
-from openrepro.logbooks.manifest import EVIDENCE_MAP_FILE, read_evidence_map
+from openrepro.logbooks.manifest import CHECKS_FILE, EVIDENCE_MAP_FILE, read_evidence_map
 from openrepro.logbooks.records import LogbookRecord, PaperRef, changed_after_run
 from openrepro.logbooks.trackio_reader import page_claims
 from openrepro.store import Claim, Logbook, Participant
@@ -312,6 +312,11 @@ def with_evidence_map(record: LogbookRecord, root: Path) -> LogbookRecord:
     logbook holds what the participant wrote); a malformed map refuses the submission with a
     :class:`LogbookError` naming the problem (see
     :func:`~openrepro.logbooks.manifest.read_evidence_map`)."""
+    proposals = root / CHECKS_FILE  # kept as a file; read after storing (judge.bindings)
+    if proposals.is_file() and not proposals.is_symlink():
+        ref = file_ref(root, CHECKS_FILE, CHECKS_FILE)
+        files = sorted({f.path: f for f in [*record.files, ref]}.values(), key=lambda f: f.path)
+        record = record.model_copy(update={"files": files})
     found = read_evidence_map(root)
     if found is None:
         return record

@@ -18,8 +18,10 @@ Its *effective value* (``value``) is the newest organizer edit or re-check decis
 ``inconclusive``, and so does every verdict of an *unvouched* participant under ``open``
 registration: one who registered themselves (no invite, no Hugging Face login, not registered
 by an organizer: ``identity_source`` empty) and has no confirmed team. Such verdicts are shown,
-not counted: a sock puppet moves no consensus and no other participant's credit. The judge's own
-value is kept beside it.
+not counted: a sock puppet moves no consensus and no other participant's credit. A verdict
+judged under a participant's own unconfirmed check proposal (``provisional``,
+:mod:`openrepro.claims.proposals`) counts as ``inconclusive`` too, until the proposal is
+confirmed and the claim judged again. The judge's own value is kept beside it.
 
 Consensus, paper outcomes and stats (:mod:`openrepro.outcomes.compute`), the re-check queue,
 author outreach, the board, the static site and the frozen dataset all read current verdicts
@@ -91,6 +93,7 @@ def current_verdicts_sql(hide: bool, restrict: str = "") -> str:
                  WHEN e.id IS NOT NULL THEN e.new_value
                  WHEN :open_registration = 1 AND pt.identity_source = ''
                       AND NOT (pt.team IS NOT NULL AND pt.team_confirmed) THEN 'inconclusive'
+                 WHEN v.provisional THEN 'inconclusive'
                  WHEN v.verdict = 'verified' AND v.provenance NOT IN :accepted THEN 'inconclusive'
                  ELSE v.verdict
                END AS value

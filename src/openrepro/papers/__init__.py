@@ -7,6 +7,7 @@ from openrepro.papers.records import (
     PaperSummary,
     SearchHit,
     SkippedItem,
+    StoredText,
 )
 from openrepro.papers.service import (
     MAX_QUERY_CHARS,
@@ -16,6 +17,7 @@ from openrepro.papers.service import (
     paper_details,
     search_papers,
     search_terms,
+    stored_text,
     upsert_batch,
 )
 from openrepro.papers.sources import SourceReader, resolve_source
@@ -29,6 +31,7 @@ __all__ = [
     "SearchHit",
     "SkippedItem",
     "SourceReader",
+    "StoredText",
     "get_paper",
     "import_papers",
     "list_papers",
@@ -36,5 +39,6 @@ __all__ = [
     "resolve_source",
     "search_papers",
     "search_terms",
+    "stored_text",
     "upsert_batch",
 ]

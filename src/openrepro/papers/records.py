@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -13,6 +14,7 @@ __all__ = [
     "PaperSummary",
     "SearchHit",
     "SkippedItem",
+    "StoredText",
 ]
 
 
@@ -126,3 +128,13 @@ class SearchHit(BaseModel):
     status: str | None
     score: float
     snippet: str = ""
+
+
+class StoredText(BaseModel):
+    """A paper's stored text: the full text (what claims' quotes are matched against, with
+    their offsets), else its abstract."""
+
+    paper_id: str
+    field: Literal["full_text", "abstract"]
+    chars: int
+    text: str

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import groupby
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy import Select, func, select, text
 from sqlalchemy.dialects import postgresql, sqlite
@@ -27,6 +27,7 @@ from openrepro.papers.records import (
     PaperSummary,
     SearchHit,
     SkippedItem,
+    StoredText,
 )
 from openrepro.store import Claim, Paper, Store
 from openrepro.store.db import deadline, deadline_remaining
@@ -40,6 +41,7 @@ __all__ = [
     "paper_details",
     "search_papers",
     "search_terms",
+    "stored_text",
     "upsert_batch",
 ]
 
@@ -195,6 +197,21 @@ def get_paper(session: Session, challenge_id: int, venue_id: str) -> PaperDetail
     if found is None:
         raise NotFoundError(f"no paper with id {venue_id!r}")
     return found
+
+
+def stored_text(session: Session, challenge_id: int, venue_id: str) -> StoredText:
+    """The paper's stored full text, else its abstract (``papers text``)."""
+    row = session.execute(
+        select(Paper.full_text, Paper.abstract).where(
+            Paper.challenge_id == challenge_id, Paper.venue_id == venue_id
+        )
+    ).first()
+    if row is None:
+        raise NotFoundError(f"no paper with id {venue_id!r}")
+    full, abstract = row
+    field: Literal["full_text", "abstract"] = "full_text" if full else "abstract"
+    body = full or abstract or ""
+    return StoredText(paper_id=venue_id, field=field, chars=len(body), text=body)
 
 
 def paper_details(

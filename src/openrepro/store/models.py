@@ -298,6 +298,11 @@ class Verdict(Base):
     flags: Mapped[list[str]] = mapped_column(default=list)
     provenance: Mapped[str] = mapped_column(String(30), default="testimony")
     judge_config: Mapped[str] = mapped_column(String(100))
+    #: the check the verdict was judged under (its digest; "" for none): a new check or a newly
+    #: confirmed proposal makes the verdict stale, so ``judge`` decides the claim again
+    check_digest: Mapped[str] = mapped_column(String(64), default="", server_default="")
+    #: judged under the participant's own unconfirmed proposal: shown, counted nowhere
+    provisional: Mapped[bool] = mapped_column(default=False, server_default=sa_false())
     judge_model: Mapped[str] = mapped_column(String(300), default="")
     prompt_version: Mapped[str] = mapped_column(String(50), default="")
     tokens_in: Mapped[int] = mapped_column(Integer, default=0)

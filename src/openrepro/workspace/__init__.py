@@ -21,8 +21,10 @@ from sqlalchemy import select
 
 from openrepro.challenge import ChallengeContext
 from openrepro.claims import ClaimView, list_claims
-from openrepro.claims.checks import sweep_metric, sweeps_of
-from openrepro.errors import NotFoundError, SourceError, WorkspaceExistsError
+from openrepro.claims.checks import Check, sweep_metric, sweeps_of
+from openrepro.claims.proposals import CHECKS_FORMAT, parse_checks_file, validate_proposal
+from openrepro.errors import CheckError, NotFoundError, SourceError, WorkspaceExistsError
+from openrepro.logbooks.manifest import CHECKS_FILE
 from openrepro.papers import PaperDetail, get_paper
 from openrepro.store import Paper
 
@@ -30,6 +32,7 @@ __all__ = [
     "PullReport",
     "WorkspacePayload",
     "fetch_workspace",
+    "propose_in_workspace",
     "pull_paper",
     "workspace_payload",
     "workspace_server",
@@ -89,10 +92,13 @@ def _check_lines(claim: ClaimView) -> list[str]:
     """The claim's check in words and the exact keys to log (INSTRUCTIONS.md says why)."""
     if claim.check is None:
         return [
-            "- check: none yet (the judge compares the reported value)",
-            f"- log as: `claims/{claim.id}/<metric>`",
+            '- check: none yet: the verdict is `inconclusive` ("no check yet") whatever is '
+            "logged, until a check exists; propose one in `checks.json` (AGENTS.md)",
         ]
-    lines = [f"- check: {claim.check.describe()}"]
+    better = "propose a better one in `checks.json` if it misreads the claim"
+    whose = {"rules": f"drafted by the rules: {better}", "llm": f"drafted by a model: {better}",
+             "organizer": "an organizer's", "participant": "a confirmed proposal"}  # fmt: skip
+    lines = [f"- check: {claim.check.describe()} ({whose.get(claim.check.origin.value, '')})"]
     sweeps = sweeps_of(claim.check)
     quantities = claim.check.for_claim(claim.id).all_quantities()
     if len(quantities) == 1 and quantities[0].name not in sweeps:
@@ -303,3 +309,29 @@ def write_workspace(
         paper_id=venue_id, directory=str(dest), claims=[c.id for c in claims],
         files=sorted(written) + logbook_files, logbook=".trackio/logbook", pages=pages,
     )  # fmt: skip
+
+
+def propose_in_workspace(dest: Path, claim: str, data: Any) -> Check:
+    """Validate and ground ``data`` (a check as JSON) against the quotes of ``claim`` (an id or
+    key) in the workspace's ``claims.json``, then write it to the workspace's ``checks.json``
+    (replacing an earlier proposal for the claim); a :class:`CheckError` says why it is refused.
+    ``openrepro submit`` reads that file (:mod:`openrepro.claims.proposals`)."""
+    listing = dest / "claims.json"
+    try:
+        claims = json.loads(listing.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise CheckError(f"{listing}: cannot read the workspace's claims ({exc})") from exc
+    rows = [c for c in claims if isinstance(c, dict)] if isinstance(claims, list) else []
+    found = next((c for c in rows if claim in (c.get("id"), c.get("key"))), None)
+    if found is None:
+        raise NotFoundError(f"no claim {claim!r} in {listing}")
+    quotes = " … ".join(str(q.get("text", "")) for q in found.get("quotes", []))
+    check = validate_proposal(str(found["id"]), quotes, data)
+    target = dest / CHECKS_FILE
+    current: dict[str, Any] = {}
+    if target.is_file():
+        current = parse_checks_file(target.read_text(encoding="utf-8"), str(target))
+    current[str(found["id"])] = json.loads(check.to_json())
+    target.write_text(json.dumps({"format": CHECKS_FORMAT, "checks": current}, indent=2,
+                                 ensure_ascii=False) + "\n", encoding="utf-8")  # fmt: skip
+    return check

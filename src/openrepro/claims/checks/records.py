@@ -195,6 +195,7 @@ class Origin(StrEnum):
     rules = "rules"  # drafted by code from the quote (openrepro.claims.checks.draft)
     llm = "llm"  # drafted by a model through the constrained schema, validated by code
     organizer = "organizer"  # written or edited by an organizer
+    participant = "participant"  # proposed by a participant's agent (claims.proposals)
 
 
 class Constant(BaseModel):

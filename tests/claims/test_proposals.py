@@ -1,0 +1,202 @@
+"""Participants' check proposals on SQLite and PostgreSQL: validated and grounded, stored per
+participant, superseded, confirmed by an organizer or by an equivalent proposal of another
+confirmed team (then the claim's check, in its history); which check judges whose logbook."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from openrepro.challenge import ChallengeContext
+from openrepro.claims import add_claim
+from openrepro.claims.checks import Check
+from openrepro.claims.proposals import (
+    accept_proposal,
+    check_digest,
+    effective_check,
+    equivalence_form,
+    list_proposals,
+    open_proposals,
+    parse_checks_file,
+    propose_check,
+    propose_checks,
+)
+from openrepro.claims.service import get_claim, set_check
+from openrepro.errors import CheckError, NotFoundError
+from openrepro.identity import register
+from openrepro.identity.teams import set_team
+from openrepro.papers import PaperRecord, import_papers
+from openrepro.store import ClaimEdit, Participant
+
+ABSTRACT = (
+    "We analyse averaged SGD. The optimality gap after T steps is at most 0.05 on every convex "
+    "instance we tried. The averaged iterate has a lower gap than the last iterate."
+)
+GAP = {"relation": "bound", "subject": "gap", "quantities": [{"name": "gap"}],
+       "comparator": "le", "constant": {"value": 0.05, "text": "0.05"}}  # fmt: skip
+
+
+@pytest.fixture
+def theory(challenge: ChallengeContext) -> ChallengeContext:
+    paper = PaperRecord(venue_id="t1", title="Averaged SGD", abstract=ABSTRACT)
+    import_papers(challenge.store, challenge.challenge_id, [paper], source="test")
+    with challenge.store.session() as s:
+        for text, quote in (
+            ("The gap is at most 0.05.", "The optimality gap after T steps is at most 0.05"),
+            ("Averaging beats the last iterate.", "The averaged iterate has a lower gap than"),
+        ):
+            add_claim(s, challenge.challenge_id, "t1", text=text, kind="theory", quotes=[quote],
+                      editor="org")  # fmt: skip
+        set_check(s, challenge.challenge_id, "t1/C1", None, editor="org", reason="no draft")
+    for handle, team in (("ana", "red"), ("bo", "blue"), ("cy", "red")):
+        register(challenge, handle)
+        set_team(challenge, handle, team)  # by an organizer: confirmed
+    register(challenge, "solo")
+    return challenge
+
+
+def _person(ctx: ChallengeContext, s: Any, handle: str) -> Participant:
+    row = s.scalar(select(Participant).where(Participant.handle == handle))
+    assert row is not None
+    return row
+
+
+def test_a_proposal_is_validated_and_grounded_or_refused_with_the_reason(
+    theory: ChallengeContext,
+) -> None:
+    with theory.store.session() as s:
+        ana = _person(theory, s, "ana")
+        ungrounded = {**GAP, "constant": {"value": 0.01, "text": "0.01"}}
+        refused = propose_check(s, theory.challenge_id, ana, "t1/C1", ungrounded)
+        assert refused.status == "refused" and "not stated in the quote" in refused.reason
+        malformed = propose_check(s, theory.challenge_id, ana, "t1/C1", {"relation": "nope"})
+        assert malformed.status == "refused" and "invalid check" in malformed.reason
+        human = propose_check(s, theory.challenge_id, ana, "t1/C1", {"relation": "human"})
+        assert human.status == "refused" and "organizers" in human.reason
+        missing = propose_check(s, theory.challenge_id, ana, "t1/C9", GAP)
+        assert missing.status == "refused" and "no claim" in missing.reason
+        assert list_proposals(s, theory.challenge_id) == []  # nothing refused is stored
+        stored = propose_check(s, theory.challenge_id, ana, "t1/C1", GAP)
+        assert (stored.status, stored.used) == ("stored", True)
+        again = propose_check(s, theory.challenge_id, ana, "t1/C1", GAP)
+        assert (again.status, again.proposal_id) == ("unchanged", stored.proposal_id)
+        [view] = list_proposals(s, theory.challenge_id, claim="t1/C1")
+        assert view.check.origin == "participant" and view.check.claim_id == "t1/C1"
+        assert view.check.quantities[0].key == "claims/t1/C1/gap"
+        assert "gap" in view.description and "0.05" in view.description
+
+
+def test_a_newer_proposal_supersedes_and_a_checks_file_names_claims_by_key(
+    theory: ChallengeContext,
+) -> None:
+    with theory.store.session() as s:
+        ana = _person(theory, s, "ana")
+        first = propose_check(s, theory.challenge_id, ana, "t1/C1", GAP)
+        strict = {**GAP, "comparator": "lt"}
+        paper = get_claim(s, theory.challenge_id, "t1/C1")[1]
+        outcomes = propose_checks(s, theory.challenge_id, ana, paper,
+                                  {"C1": strict, "other/C1": GAP})  # fmt: skip
+        assert [o.status for o in outcomes] == ["stored", "refused"]
+        assert "not a claim of t1" in outcomes[1].reason
+        rows = list_proposals(s, theory.challenge_id, include_superseded=True)
+        assert {r.id: r.status for r in rows} == {
+            first.proposal_id: "superseded",
+            outcomes[0].proposal_id: "proposed",
+        }
+        claim, _ = get_claim(s, theory.challenge_id, "t1/C1")
+        own = open_proposals(s, [claim.id], [ana.id])
+        assert own[(claim.id, ana.id)].id == outcomes[0].proposal_id
+
+
+def test_checks_file_problems_name_the_file() -> None:
+    with pytest.raises(CheckError, match=r"checks\.json: not JSON"):
+        parse_checks_file("{oops")
+    with pytest.raises(CheckError, match="format 2 is not known"):
+        parse_checks_file('{"format": 2, "checks": {}}')
+    with pytest.raises(CheckError, match="expected"):
+        parse_checks_file('{"format": 1}')
+    assert parse_checks_file('{"format": 1, "checks": {"C1": {}}}') == {"C1": {}}
+
+
+def test_equivalent_forms_ignore_names_but_not_what_is_asserted() -> None:
+    renamed = {**GAP, "subject": "opt_gap", "quantities": [{"name": "opt_gap", "unit": ""}]}
+    base = Check.from_json(GAP)
+    assert equivalence_form(base) == equivalence_form(Check.from_json(renamed))
+    for changed in ({"comparator": "ge"}, {"constant": {"value": 0.5, "text": "0.5"}},
+                    {"tolerance": {"rel": 0.2}}):  # fmt: skip
+        assert equivalence_form(Check.from_json({**GAP, **changed})) != equivalence_form(base)
+    ordering = {
+        "relation": "ordering",
+        "subject": "avg",
+        "baselines": ["last"],
+        "quantities": [{"name": "avg"}, {"name": "last"}],
+        "direction": "lower",
+    }
+    swapped = {**ordering, "subject": "last", "baselines": ["avg"],
+               "quantities": [{"name": "last"}, {"name": "avg"}]}  # fmt: skip
+    # the roles are positional: the subject of one is the subject of the other
+    assert equivalence_form(Check.from_json(ordering)) == equivalence_form(Check.from_json(swapped))
+
+
+def test_an_equivalent_proposal_of_another_confirmed_team_confirms_it(
+    theory: ChallengeContext,
+) -> None:
+    with theory.store.session() as s:
+        ana, cy, solo, bo = (_person(theory, s, h) for h in ("ana", "cy", "solo", "bo"))
+        first = propose_check(s, theory.challenge_id, ana, "t1/C1", GAP)
+        same_team = propose_check(s, theory.challenge_id, cy, "t1/C1", GAP)
+        no_team = propose_check(s, theory.challenge_id, solo, "t1/C1", GAP)
+        assert first.status == same_team.status == no_team.status == "stored"
+        claim, _ = get_claim(s, theory.challenge_id, "t1/C1")
+        assert claim.check is None  # nobody independent agreed yet
+        renamed = {**GAP, "subject": "g", "quantities": [{"name": "g"}]}
+        other = propose_check(s, theory.challenge_id, bo, "t1/C1", renamed)
+        assert other.status == "confirmed"
+        assert claim.check is not None and claim.check["origin"] == "participant"
+        statuses = {r.participant: r.status for r in list_proposals(s, theory.challenge_id)}
+        assert statuses["bo"] == "confirmed" and statuses["ana"] == "confirmed"
+        edit = s.scalars(select(ClaimEdit).where(ClaimEdit.claim_id == claim.id,
+                                                 ClaimEdit.field == "check")).all()[-1]  # fmt: skip
+        assert "confirmed (equivalent:" in edit.reason and edit.editor == "bo"
+        # the confirmed check now judges everyone's logbook, and counts
+        own = open_proposals(s, [claim.id], [solo.id])
+        check, provisional = effective_check(claim, own.get((claim.id, solo.id)))
+        assert check is not None and check.subject == "g" and not provisional
+
+
+def test_an_organizer_accepts_in_one_step_and_an_organizer_check_wins_for_judging(
+    theory: ChallengeContext,
+) -> None:
+    with theory.store.session() as s:
+        ana = _person(theory, s, "ana")
+        outcome = propose_check(s, theory.challenge_id, ana, "t1/C1", GAP)
+        claim, _ = get_claim(s, theory.challenge_id, "t1/C1")
+        own = open_proposals(s, [claim.id], [ana.id]).get((claim.id, ana.id))
+        check, provisional = effective_check(claim, own)
+        assert check is not None and provisional  # ana's own, unconfirmed
+        digest = check_digest(check, provisional)
+        assert outcome.proposal_id is not None
+        view = accept_proposal(s, theory.challenge_id, outcome.proposal_id, editor="org")
+        assert view.status == "confirmed" and view.confirmed_by == "organizer:org"
+        assert claim.check is not None and claim.check["origin"] == "participant"
+        own = open_proposals(s, [claim.id], [ana.id]).get((claim.id, ana.id))
+        check, provisional = effective_check(claim, own)
+        assert check is not None and not provisional
+        assert check_digest(check, provisional) != digest  # the verdict under it is stale
+        with pytest.raises(NotFoundError):
+            accept_proposal(s, theory.challenge_id, 999, editor="org")
+        # an organizer's check on claim 2 is used for everyone, whatever they propose
+        organizer = Check.from_json({
+            "relation": "ordering", "subject": "avg", "baselines": ["last"], "direction": "lower",
+            "quantities": [{"name": "avg"}, {"name": "last"}],
+        })  # fmt: skip
+        set_check(s, theory.challenge_id, "t1/C2", organizer, editor="org", reason="curated")
+        mine = {**organizer.model_dump(mode="json"), "direction": "higher"}
+        used = propose_check(s, theory.challenge_id, ana, "t1/C2", mine)
+        assert used.status == "stored" and not used.used
+        claim2, _ = get_claim(s, theory.challenge_id, "t1/C2")
+        own = open_proposals(s, [claim2.id], [ana.id]).get((claim2.id, ana.id))
+        check, provisional = effective_check(claim2, own)
+        assert check is not None and check.origin == "organizer" and not provisional
