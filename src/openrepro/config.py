@@ -172,7 +172,8 @@ class Settings(BaseModel):
     public_url: str = Field(
         default="",
         description="Public base URL of the board (e.g. `https://repro.example.org`), used in "
-        "links of the dataset card and of author messages. Empty: links are relative.",
+        "links of the dataset card and of author messages and in the `openrepro pull` command "
+        "shown on paper pages. Empty: links are relative.",
     )
     verdict_window_hours: float = Field(
         default=0.0,

@@ -189,5 +189,8 @@ def test_a_paper_page_links_the_paper_and_gives_the_pull_command(
     assert links == {"https://openreview.net/forum?id=P1-full": "venue page",
                      "https://arxiv.org/abs/2101.00001v2": "arXiv"}  # fmt: skip
     assert "javascript:" not in page
-    assert "openrepro pull P1-full --server URL --dir P1-full" in page
+    assert "openrepro pull P1-full --server URL --dir P1-full" in page  # no public_url set
     assert "openrepro checks set" not in page and "(organizers)" not in page
+    challenge.settings.public_url = "https://repro.example.org/"
+    again = TestClient(create_app(challenge, cache_seconds=0)).get("/papers/P1-full").text
+    assert "openrepro pull P1-full --server https://repro.example.org --dir P1-full" in again

@@ -202,6 +202,9 @@ class Renderer:
         self.env.filters["share"] = share
         self.env.globals["paper_links"] = paper_links
         self.env.globals["sorts"] = PAPER_SORTS
+        # the board's public address for the `openrepro pull` command (`public_url`); a
+        # placeholder where the organizer has not set it
+        self.env.globals["board_url"] = ctx.settings.public_url.rstrip("/") or "URL"
         self.env.globals.update(
             check_shown=check_shown, check_commands=CHECK_COMMANDS, pointer_link=pointer_link
         )
