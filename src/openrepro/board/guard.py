@@ -38,7 +38,14 @@ from openrepro.errors import AuthError, OpenReproError
 from openrepro.identity import authenticate
 from openrepro.store.db import deadline
 
-__all__ = ["MAX_ROW_ID", "MULTIPART_SLACK", "UPLOAD_PATHS", "RequestGuard", "RowId"]
+__all__ = [
+    "MAX_ROW_ID",
+    "MULTIPART_SLACK",
+    "STATEMENT_GRACE_S",
+    "UPLOAD_PATHS",
+    "RequestGuard",
+    "RowId",
+]
 
 #: Routes that take an archive upload: a token first, then up to ``archive_max_bytes``.
 UPLOAD_PATHS = frozenset({"/api/v1/logbooks"})
@@ -46,6 +53,8 @@ UPLOAD_PATHS = frozenset({"/api/v1/logbooks"})
 MAX_ROW_ID = 2**63 - 1
 RowId = Annotated[int, Path(ge=0, le=MAX_ROW_ID)]
 MULTIPART_SLACK = 64 * 1024  # multipart boundaries, headers and the small form fields
+#: A request's statements are interrupted this long after its 503 (``request_timeout_s``).
+STATEMENT_GRACE_S = 1.0
 
 
 def _bearer(headers: Headers) -> str | None:
@@ -85,7 +94,9 @@ class RequestGuard:
             return
         self.inflight += 1
         try:
-            with deadline(self.ctx.settings.request_timeout_s):
+            # the statements stop a moment after the 503: the answer is the guard's, never a
+            # race with the route's own error for the interrupted statement
+            with deadline(self.ctx.settings.request_timeout_s + STATEMENT_GRACE_S):
                 await self._guarded(scope, receive, send)
         finally:
             self.inflight -= 1
