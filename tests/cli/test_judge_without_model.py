@@ -95,16 +95,21 @@ def test_a_deferred_model_is_asked_for_by_the_first_call_that_needs_it(tmp_path:
 def test_judge_asks_for_the_model_only_for_a_claim_that_needs_it(
     challenge: ChallengeContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    paper = PaperRecord(venue_id="p1", title="Bounds", abstract=ABSTRACT)
+    paper = PaperRecord(venue_id="p1", title="Sparse",
+                        abstract="Our sparse model reaches 88.1 average accuracy on GLUE.")  # fmt: skip
     import_papers(challenge.store, challenge.challenge_id, [paper], source="t")
     with challenge.store.session() as s:
-        view = add_claim(s, challenge.challenge_id, "p1", text="A small backbone.",
-                         kind="qualitative", quotes=["a small backbone"], editor="org")  # fmt: skip
-    assert view.check is None  # nothing for code to decide: the LLM path reads the evidence
+        view = add_claim(s, challenge.challenge_id, "p1", text="Reaches 88.1% GLUE accuracy.",
+                         kind="result", quotes=["reaches 88.1 average accuracy"],
+                         editor="org")  # fmt: skip
+    assert view.check is not None  # the rules draft the equality
     ws = tmp_path / "ws"
     pages = pull_paper(challenge, "p1", ws).pages
-    (ws / "train.py").write_text("print('backbone: resnet-18, accuracy 95.1')\n")
-    _trackio(ws, "logbook", "run", "--page", pages["p1/C1"], "--", sys.executable, "train.py")
+    # a printed table whose column is named after neither the check's quantity nor the
+    # claim's metric: binding needs the model to choose among the numbered pointers
+    table = "GLUE results\n\ntrial,score\n0,88.0\n1,88.2\n2,87.9\n"
+    (ws / "eval.py").write_text(f"print({table!r})\n", encoding="utf-8")
+    _trackio(ws, "logbook", "run", "--page", pages["p1/C1"], "--", sys.executable, "eval.py")
     submit_logbook(challenge, ws, handle="ada")
     monkeypatch.setenv("OPENREPRO_LLM_MODEL_PATH", str(tmp_path / "missing.gguf"))
     result = CliRunner().invoke(app, ["--dir", str(challenge.settings.directory), "judge",
