@@ -95,8 +95,8 @@ def test_a_deferred_model_is_asked_for_by_the_first_call_that_needs_it(tmp_path:
 def test_judge_asks_for_the_model_only_for_a_claim_that_needs_it(
     challenge: ChallengeContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    paper = PaperRecord(venue_id="p1", title="Sparse",
-                        abstract="Our sparse model reaches 88.1 average accuracy on GLUE.")  # fmt: skip
+    abstract = "Our sparse model reaches 88.1 average accuracy on GLUE."
+    paper = PaperRecord(venue_id="p1", title="Sparse", abstract=abstract)
     import_papers(challenge.store, challenge.challenge_id, [paper], source="t")
     with challenge.store.session() as s:
         view = add_claim(s, challenge.challenge_id, "p1", text="Reaches 88.1% GLUE accuracy.",
