@@ -51,4 +51,6 @@ def test_with_usable_seeds_the_unbound_quantities_are_the_reason() -> None:
                      quantities=[Quantity(name="ours"), Quantity(name="lora")])  # fmt: skip
     judged = judge_claim(clean("verified"), _no_number(ordering))
     assert (judged.decision.verdict, judged.decision.rule) == ("inconclusive", "R3")
-    assert judged.decision.rationale.startswith("no quantity of the check is bound (ours: ")
+    # the cause, per quantity: which one got no value, and why
+    assert judged.decision.rationale.startswith("no value bound for quantity ours (no column")
+    assert "no value bound for quantity lora (" in judged.decision.rationale

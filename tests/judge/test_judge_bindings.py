@@ -17,6 +17,8 @@ from test_judge_flow import _trackio  # the trackio CLI in a workspace, as the f
 
 from openrepro.challenge import ChallengeContext
 from openrepro.claims import add_claim
+from openrepro.claims.checks import Check, Comparator, Direction, Quantity, Relation
+from openrepro.claims.service import set_check
 from openrepro.errors import LogbookError
 from openrepro.judge.bindings import submit_and_bind
 from openrepro.judge.service import judge_logbooks
@@ -67,8 +69,16 @@ def claims(challenge: ChallengeContext) -> None:
             quotes=["reaches at least 90% accuracy"],
             editor="org",
         )
-        two = add_claim(s, challenge.challenge_id, "p1", text="APT beats LoRA.", kind="result",
-                        quotes=["APT outperforms LoRA in accuracy"], editor="org")  # fmt: skip
+        add_claim(s, challenge.challenge_id, "p1", text="APT beats LoRA.", kind="result",
+                  quotes=["APT outperforms LoRA in accuracy"], editor="org")  # fmt: skip
+        # the organizer's ordering, its baseline named by its role (the maps below say so)
+        quantities = [Quantity(name="apt", description="APT's accuracy"),
+                      Quantity(name="baseline", description="LoRA's accuracy")]  # fmt: skip
+        ordering = Check(relation=Relation.ordering, subject="apt", baselines=["baseline"],
+                         comparator=Comparator.gt, direction=Direction.higher,
+                         quantities=quantities)  # fmt: skip
+        two = set_check(s, challenge.challenge_id, "p1/C2", ordering, editor="org",
+                        reason="the ordering the quote asserts")  # fmt: skip
     assert one.check is not None and [q.name for q in one.check.quantities] == ["subject"]
     assert two.check is not None and [q.name for q in two.check.quantities] == ["apt", "baseline"]
 
@@ -170,7 +180,9 @@ def test_an_evidence_map_binds_a_baseline_by_rows_of_a_produced_file(
 
     _map(ws, {"C2": {"baseline": {"file": "outputs/glue.csv", "where": {"method": "LoRA"},
                                   "column": "accuracy"}}})  # fmt: skip
-    mapped = _judged(challenge, submit_logbook(challenge, ws, handle="mapped").logbook_id)["C2"]
+    # the same participant's next revision (another participant's identical file would be a
+    # copy: artifact_copied)
+    mapped = _judged(challenge, submit_logbook(challenge, ws, handle="unmapped").logbook_id)["C2"]
     assert mapped["verdict"] == "verified", mapped
     baseline = _binding(mapped, "baseline")
     assert baseline["how"] == "map" and sorted(baseline["values"]) == [85.0, 85.1, 85.3]

@@ -85,6 +85,12 @@ class Row:
     check: Callable[[World, str, Response], None] | None = None
 
 
+def _only_own_logbooks(role: str, reply: Response) -> None:
+    body = reply.json()
+    assert body["handle"] == role, body
+    assert all(book["logbook_id"] for book in body["logbooks"])
+
+
 def _all(status: int) -> dict[str, int]:
     return dict.fromkeys(ROLES, status)
 
@@ -171,6 +177,15 @@ ROWS: list[Row] = [
         kwargs=_override_body),
     Row("POST", "/claims/{claim_id:path}/edit", lambda w: f"{API}/claims/P1-full/C1/edit",
         ORGANIZER_ONLY, kwargs=lambda w, role: {"json": {"reason": role, "text": f"by {role}"}}),
+    # a participant's own logbooks: a token required, each sees only their own
+    Row("GET", "/me/logbooks", lambda w: f"{API}/me/logbooks",
+        {"anonymous": 401, "alice": 200, "bob": 200, "boss": 200},
+        check=lambda w, role, r: None if role == "anonymous" else _only_own_logbooks(role, r)),
+    Row("GET", "/claims/{claim_id:path}/proposals", lambda w: f"{API}/claims/P1-full/C1/proposals",
+        _all(200)),
+    # the role is checked before the proposal is looked up: a participant learns nothing
+    Row("POST", "/proposals/{proposal_id}/accept", lambda w: f"{API}/proposals/999999/accept",
+        {"anonymous": 401, "alice": 403, "bob": 403, "boss": 404}),
     Row("POST", "/freeze", lambda w: f"{API}/freeze", ORGANIZER_ONLY),
 ]  # fmt: skip
 

@@ -30,7 +30,7 @@ from openrepro.papers.records import (
     StoredText,
 )
 from openrepro.store import Claim, Paper, Store
-from openrepro.store.db import deadline, deadline_remaining
+from openrepro.store.db import deadline, deadline_remaining, finer_deadline_checks
 from openrepro.store.models import utcnow
 
 __all__ = [
@@ -281,8 +281,11 @@ def _time_limit(session: Session, seconds: float) -> Iterator[None]:
     with deadline(seconds):
         if session.get_bind().dialect.name != "sqlite":
             left = deadline_remaining() or 0.0
-            session.execute(text(f"SET LOCAL statement_timeout = {max(1, int(left * 1000))}"))
-        yield
+            session.execute(text(f"SET LOCAL statement_timeout = {max(1, round(left * 1000))}"))
+            yield
+            return
+        with finer_deadline_checks(session.connection().connection.driver_connection):
+            yield
 
 
 def search_papers(

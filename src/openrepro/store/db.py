@@ -14,8 +14,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from openrepro.errors import ConfigError, StoreError
 
-__all__ = ["Store", "deadline", "deadline_remaining", "head_revision", "make_engine",
-           "normalize_url"]  # fmt: skip
+__all__ = ["Store", "deadline", "deadline_remaining", "finer_deadline_checks", "head_revision",
+           "make_engine", "normalize_url"]  # fmt: skip
 
 MIGRATIONS = "openrepro.store:migrations"
 
@@ -53,6 +53,17 @@ def deadline_remaining() -> float | None:
 def _past_deadline() -> int:
     end = _DEADLINE.get()
     return int(end is not None and time.monotonic() > end)
+
+
+@contextmanager
+def finer_deadline_checks(dbapi_conn: Any, every: int = 100) -> Iterator[None]:
+    """Check the deadline every ``every`` SQLite instructions inside (a short, costly statement
+    such as a full-text search with snippets), then as usual again."""
+    dbapi_conn.set_progress_handler(_past_deadline, every)
+    try:
+        yield
+    finally:
+        dbapi_conn.set_progress_handler(_past_deadline, _SQLITE_CHECK_EVERY)
 
 
 def normalize_url(url: str) -> str:
