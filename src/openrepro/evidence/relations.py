@@ -764,20 +764,8 @@ def _growth(check: Check, bound: Mapping[str, Bound], confidence: float) -> Eval
     for name, f in _LAWS.items():
         if name is GrowthLaw.logarithmic and any(v <= 0 for v in x):
             continue
-        fx = [f(v) for v in x]
-        fit = stats.linregress(fx, y)
-        rss = math.fsum(
-            (yi - (fit.intercept + fit.slope * fi)) ** 2 for fi, yi in zip(fx, y, strict=True)
-        )
-        scores[name.value] = _aicc(float(rss), n, 2)
-        se = _stderr(fit.stderr)
-        rates[name.value] = Interval(
-            estimate=float(fit.slope),
-            low=float(fit.slope) - t * se,
-            high=float(fit.slope) + t * se,
-            n=n,
-            df=n - 2,
-        )
+        rss, rates[name.value] = _fit_line([f(v) for v in x], y, t)
+        scores[name.value] = _aicc(rss, n, 2)
     claimed = scores[law.value]
     rivals = {k: v for k, v in scores.items() if k != law.value}
     best_rival = min(rivals.values())
@@ -787,19 +775,8 @@ def _growth(check: Check, bound: Mapping[str, Bound], confidence: float) -> Eval
     if law.value in rates:
         rate = rates[law.value]
         numbers.update({"rate": rate.estimate, "rate_low": rate.low, "rate_high": rate.high})
-        falling = check.trend is Trend.decreasing
-        sign = _region(Comparator.lt if falling else Comparator.gt, 0.0, 0.0, None, 0.0)
-        rate_outcome = _decide(rate, sign)  # "grows" is a positive rate, "falls" a negative one
-        if check.constant is not None and rate_outcome != "fails":
-            c = check.constant.value
-            stated = _decide(rate, _region(Comparator.eq, c, check.tolerance.margin(c), None, 0.0))
-            rate_outcome = stated if stated != "holds" else rate_outcome
-    if claimed + AIC_MARGIN <= best_rival and rate_outcome == "holds":
-        rule, verdict = "G1", "verified"
-    elif best_rival + AIC_MARGIN <= claimed or rate_outcome == "fails":
-        rule, verdict = "G2", "falsified"
-    else:
-        rule, verdict = "G3", "inconclusive"
+        rate_outcome = _rate_outcome(check, rate, rate)
+    rule, verdict = _law_rule(claimed, best_rival, rate_outcome)
     winner = min(scores, key=lambda k: scores[k])
     return Evaluation(
         verdict=verdict,
@@ -816,7 +793,32 @@ def _growth(check: Check, bound: Mapping[str, Bound], confidence: float) -> Eval
     )
 
 
-def _fit_log(fx: Sequence[float], ly: Sequence[float], t: float) -> tuple[float, Interval]:
+def _rate_outcome(check: Check, rate: Interval, stated: Interval) -> str:
+    """Whether a fitted law's rate says what the claim says: its sign ("grows" is a positive
+    rate, "falls" a negative one) and, where the check states a constant, ``stated`` (the rate
+    itself, or the base it gives) within the tolerance of it."""
+    falling = check.trend is Trend.decreasing
+    outcome = _decide(
+        rate, _region(Comparator.lt if falling else Comparator.gt, 0.0, 0.0, None, 0.0)
+    )
+    if check.constant is not None and outcome != "fails":
+        c = check.constant.value
+        said = _decide(stated, _region(Comparator.eq, c, check.tolerance.margin(c), None, 0.0))
+        outcome = said if said != "holds" else outcome
+    return outcome
+
+
+def _law_rule(claimed: float, best_rival: float, rate_outcome: str) -> tuple[str, CheckVerdict]:
+    """Rules G1-G3: the claimed law fits best by a margin and its rate holds; a rival fits
+    best by a margin or the rate fails; otherwise undecided."""
+    if claimed + AIC_MARGIN <= best_rival and rate_outcome == "holds":
+        return "G1", "verified"
+    if best_rival + AIC_MARGIN <= claimed or rate_outcome == "fails":
+        return "G2", "falsified"
+    return "G3", "inconclusive"
+
+
+def _fit_line(fx: Sequence[float], ly: Sequence[float], t: float) -> tuple[float, Interval]:
     """The residual sum of squares of ``ly`` on ``fx`` and the slope with its t interval."""
     fit = stats.linregress(fx, ly)
     rss = math.fsum(
@@ -847,15 +849,11 @@ def _exponential(
     scores: dict[str, float] = {
         GrowthLaw.constant.value: _aicc(math.fsum((v - mean_ly) ** 2 for v in ly), n, 1)
     }
-    rss, rate = _fit_log(x, ly, t)
+    rss, rate = _fit_line(x, ly, t)
     scores[GrowthLaw.exponential.value] = _aicc(rss, n, 2)
     if all(v > 0 for v in x):
-        rss_power, _ = _fit_log([math.log(v) for v in x], ly, t)
+        rss_power, _ = _fit_line([math.log(v) for v in x], ly, t)
         scores[GrowthLaw.power.value] = _aicc(rss_power, n, 2)
-    falling = check.trend is Trend.decreasing
-    rate_outcome = _decide(
-        rate, _region(Comparator.lt if falling else Comparator.gt, 0.0, 0.0, None, 0.0)
-    )
     base = Interval(
         estimate=math.exp(rate.estimate),
         low=math.exp(max(min(rate.low, 700.0), -700.0)),
@@ -863,18 +861,10 @@ def _exponential(
         n=n,
         df=n - 2,
     )
-    if check.constant is not None and rate_outcome != "fails":
-        c = check.constant.value
-        stated = _decide(base, _region(Comparator.eq, c, check.tolerance.margin(c), None, 0.0))
-        rate_outcome = stated if stated != "holds" else rate_outcome
+    rate_outcome = _rate_outcome(check, rate, base)
     claimed = scores[GrowthLaw.exponential.value]
     best_rival = min(v for k, v in scores.items() if k != GrowthLaw.exponential.value)
-    if claimed + AIC_MARGIN <= best_rival and rate_outcome == "holds":
-        rule, verdict = "G1", "verified"
-    elif best_rival + AIC_MARGIN <= claimed or rate_outcome == "fails":
-        rule, verdict = "G2", "falsified"
-    else:
-        rule, verdict = "G3", "inconclusive"
+    rule, verdict = _law_rule(claimed, best_rival, rate_outcome)
     numbers: dict[str, float | int | str | None] = {f"aicc_{k}": v for k, v in scores.items()}
     numbers.update(
         {
@@ -935,7 +925,7 @@ def _rate(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evalua
     ly = [math.log(yi) - q * math.log(math.log(xi)) for xi, yi in zip(x, y, strict=True)]
     n = len(x)
     t = float(stats.t.ppf(0.5 + confidence / 2, max(n - 2, 1)))
-    _, interval = _fit_log(lx, ly, t)
+    _, interval = _fit_line(lx, ly, t)
     interval = interval.model_copy(
         update={"test": f"log-log least squares, exponent t interval ({confidence:.0%})"}
     )
