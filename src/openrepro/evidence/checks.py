@@ -390,6 +390,24 @@ def _produced(manifest: dict[str, Any]) -> dict[tuple[str, str, str], str]:
     }
 
 
+MAX_COPY_PEERS = 500  # earlier logbooks of a paper compared for copied files
+
+
+def _earlier_manifests(
+    session: Session, book: Logbook, *, same_participant: bool
+) -> Iterable[dict[str, Any]]:
+    """The stored records of logbooks submitted before ``book`` on its paper, newest first (at
+    most ``MAX_COPY_PEERS``): the same participant's earlier revisions, or other participants'."""
+    mine = Logbook.participant_id == book.participant_id
+    return session.scalars(
+        select(Logbook.manifest)
+        .where(Logbook.paper_id == book.paper_id, mine if same_participant else ~mine,
+               Logbook.id < book.id)
+        .order_by(Logbook.id.desc())
+        .limit(MAX_COPY_PEERS)
+    )  # fmt: skip
+
+
 def changed_since_submitted(session: Session, logbook_id: int) -> set[str]:
     """Paths of files this logbook's runs produced whose content (sha256) differs from what an
     earlier revision of the same participant's logbook stored for the same run (same run id
@@ -401,15 +419,8 @@ def changed_since_submitted(session: Session, logbook_id: int) -> set[str]:
     mine = _produced(book.manifest)
     if not mine:
         return set()
-    earlier = session.scalars(
-        select(Logbook.manifest)
-        .where(Logbook.paper_id == book.paper_id, Logbook.participant_id == book.participant_id,
-               Logbook.id < book.id)
-        .order_by(Logbook.id.desc())
-        .limit(MAX_COPY_PEERS)
-    )  # fmt: skip
     found: set[str] = set()
-    for manifest in earlier:
+    for manifest in _earlier_manifests(session, book, same_participant=True):
         for key, sha in _produced(manifest).items():
             if key in mine and mine[key] != sha:
                 found.add(key[2])
@@ -424,9 +435,6 @@ def _file_hashes(manifest: dict[str, Any]) -> set[str]:
             and r.get("size", 1)}  # fmt: skip
 
 
-MAX_COPY_PEERS = 500  # earlier logbooks of a paper compared for copied files
-
-
 def copied_files(session: Session, logbook_id: int) -> set[str]:
     """The files of logbook ``logbook_id`` that are byte for byte (same sha256) a file of an
     earlier-submitted logbook of another participant on the same paper: a copy is not a
@@ -437,14 +445,7 @@ def copied_files(session: Session, logbook_id: int) -> set[str]:
     mine = _file_hashes(book.manifest)
     if not mine:
         return set()
-    peers = session.scalars(
-        select(Logbook.manifest)
-        .where(Logbook.paper_id == book.paper_id, Logbook.participant_id != book.participant_id,
-               Logbook.id < book.id)
-        .order_by(Logbook.id.desc())
-        .limit(MAX_COPY_PEERS)
-    )  # fmt: skip
     found: set[str] = set()
-    for manifest in peers:
+    for manifest in _earlier_manifests(session, book, same_participant=False):
         found |= mine & _file_hashes(manifest)
     return found
