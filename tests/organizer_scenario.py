@@ -55,7 +55,7 @@ def _import_rl(ctx: ChallengeContext) -> None:
     with ctx.store.session() as s:
         view = add_claim(s, ctx.challenge_id, "rl1", text="Sampling takes 0.12 s per "
                          "trajectory.", kind="efficiency", quotes=["0.12 s per trajectory"],
-                         editor="org")  # fmt: skip
+                         editor="org", drafting="rules")  # fmt: skip
         if view.check is None:  # the rules draft none for this phrasing: the organizer does
             check = Check(
                 relation=Relation.equal,

@@ -47,7 +47,8 @@ def test_pull_reproduce_with_trackio_and_submit(
     import_papers(challenge.store, challenge.challenge_id, [record], source="t")
     with challenge.store.session() as s:
         add_claim(s, challenge.challenge_id, "p1", text="88.1 on GLUE.", kind="result",
-                  quotes=["reaches 88.1 average accuracy"], editor="org")  # fmt: skip
+                  quotes=["reaches 88.1 average accuracy"], editor="org",
+                  drafting="rules")  # fmt: skip
     workspace = tmp_path / "ws"
     pulled = pull_paper(challenge, "p1", workspace)
     page = pulled.pages["p1/C1"]

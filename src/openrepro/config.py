@@ -28,6 +28,14 @@ ENV_PREFIX = "OPENREPRO_"
 DEFAULT_DATABASE_FILE = "openrepro.db"
 
 
+CheckDrafting = Literal["gated", "rules", "off"]
+"""How the rules draft stored claims' checks (the setting ``check_drafting``): ``gated`` publishes
+only the shapes measured right on real claims (the confidence gate, docs/checks.md), ``rules``
+every reading of the rules, ``off`` none (organizers and participants' proposals only)."""
+
+DEFAULT_CHECK_DRAFTING: CheckDrafting = "gated"
+
+
 class Settings(BaseModel):
     """The settings of one challenge folder."""
 
@@ -166,6 +174,16 @@ class Settings(BaseModel):
     oauth_client_id: str = Field(default="", description="OAuth app id (registration `oauth`).")
     oauth_client_secret: str = Field(
         default="", description="OAuth app secret (registration `oauth`); keep it in the env."
+    )
+
+    # -- claims and checks --
+    check_drafting: CheckDrafting = Field(
+        default=DEFAULT_CHECK_DRAFTING,
+        description="How the rules draft the checks of stored claims (extraction, import, "
+        "`claims add/edit`, `claims check redraft`): `gated` keeps only the shapes the rules "
+        "were measured right on with real claims and leaves the rest without a check, with "
+        "the reason (an organizer sets or accepts one, a participant proposes one); `rules` "
+        "keeps every reading of the rules; `off` drafts none.",
     )
 
     # -- board, identity, outcomes --

@@ -192,7 +192,15 @@ def test_a_frozen_challenge_refuses_every_write(
     with pytest.raises(FrozenError):
         import_papers(challenge.store, challenge.challenge_id, records, source="again")
     with pytest.raises(FrozenError), challenge.store.session() as session:
-        edit_claim(session, challenge.challenge_id, "p1/C1", editor="o", reason="r", text="x")
+        edit_claim(
+            session,
+            challenge.challenge_id,
+            "p1/C1",
+            editor="o",
+            reason="r",
+            text="x",
+            drafting="rules",
+        )
     with pytest.raises(FrozenError):
         judge_logbooks(challenge, None)
     with pytest.raises(FrozenError):

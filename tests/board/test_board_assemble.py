@@ -32,7 +32,8 @@ def _rich(ctx: ChallengeContext) -> None:
         paper.abstract = "Training is 1.9x faster per step than the baseline."
         s.flush()
         view = add_claim(s, ctx.challenge_id, "P1-full", text="Faster.", kind="efficiency",
-                         quotes=["Training is 1.9x faster per step"], editor="ana")  # fmt: skip
+                         quotes=["Training is 1.9x faster per step"], editor="ana",
+                         drafting="rules")  # fmt: skip
         s.commit()
     assert view.check is not None  # the drafter gave it one: the pages must say so
     record_response(ctx, "P4-allfalse/C1", "fixed", version="v3", note="erratum posted")

@@ -30,7 +30,7 @@ def judged_check(ctx: ChallengeContext, tmp: Path) -> int:
     with ctx.store.session() as s:
         view = add_claim(
             s, ctx.challenge_id, "p1", text="At least 90% accuracy on CIFAR-10.",
-            kind="result", quotes=["reaches at least 90% accuracy"], editor="org",
+            kind="result", quotes=["reaches at least 90% accuracy"], editor="org", drafting="rules"
         )  # fmt: skip
     assert view.check is not None and view.check.relation == "bound"
     book = _attempt(ctx, tmp, "alice", ",".join(map(str, SEEDS)))

@@ -106,7 +106,7 @@ def _the_event(ctx: ChallengeContext, tmp_path: Path, get: Fetch | None) -> None
         with ctx.store.session() as s:
             add_claim(s, ctx.challenge_id, "p1", text="At least 90% accuracy on CIFAR-10.",
                       kind="result", quotes=["reaches at least 90% accuracy"],
-                      editor="org")  # fmt: skip
+                      editor="org", drafting="rules")  # fmt: skip
         _expect_outcomes(base, ctx, "extract", get)
         _attempt(ctx, tmp_path, "alice", "95.1,95.3,94.9")
         _attempt(ctx, tmp_path, "bob", "85.2,85.0,84.9")

@@ -29,7 +29,7 @@ def test_proposals_beside_the_check_and_the_organizers_accept_button(
     with challenge.store.session() as s:
         add_claim(s, challenge.challenge_id, "t1", text="The gap is at most 0.01.", kind="theory",
                   quotes=["the optimality gap of the averaged iterate is at most 0.01"],
-                  editor="org")  # fmt: skip
+                  editor="org", drafting="rules")  # fmt: skip
         set_check(s, challenge.challenge_id, "t1/C1", None, editor="org", reason="none")
     ana = register(challenge, "ana").token
     boss = register(challenge, "boss", role="organizer").token

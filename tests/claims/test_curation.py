@@ -49,6 +49,7 @@ def test_add_edit_remove_keep_history_and_never_reuse_keys(
             kind="result",
             quotes=["reaches 88.1 average accuracy"],
             editor="ana",
+            drafting="rules",
         )
         second = add_claim(
             s,
@@ -58,6 +59,7 @@ def test_add_edit_remove_keep_history_and_never_reuse_keys(
             kind="efficiency",
             quotes=["Training is 1.9x faster per step"],
             editor="ana",
+            drafting="rules",
         )
     assert (first.id, second.id) == (f"{paper}/C1", f"{paper}/C2")
     assert first.quotes[0].text == "reaches 88.1 average accuracy"
@@ -73,6 +75,7 @@ def test_add_edit_remove_keep_history_and_never_reuse_keys(
             reason="clearer",
             text="The method reaches 88.1 GLUE accuracy.",
             kind="result",
+            drafting="rules",
         )
     assert [(e["field"], e["old"], e["new"], e["editor"]) for e in edited.edits][-1] == (
         "text", "Reaches 88.1 on GLUE.", "The method reaches 88.1 GLUE accuracy.", "bo"
@@ -81,7 +84,8 @@ def test_add_edit_remove_keep_history_and_never_reuse_keys(
     with challenge.store.session() as s:
         remove_claim(s, challenge.challenge_id, second.id, editor="bo", reason="duplicate")
         third = add_claim(s, challenge.challenge_id, paper, text="Uses an A100.",
-                          kind="qualitative", quotes=["on a single A100"], editor="bo")  # fmt: skip
+                          kind="qualitative", quotes=["on a single A100"], editor="bo",
+                          drafting="rules")  # fmt: skip
     assert third.key == "C3"  # C2 is removed but never reused
 
     with challenge.store.session() as s:
@@ -106,16 +110,42 @@ def test_ungrounded_or_invalid_changes_are_refused_and_nothing_changes(
             kind="result",
             quotes=["reaches 88.1 average accuracy"],
             editor="ana",
+            drafting="rules",
         )
     with pytest.raises(ClaimError, match="not found verbatim"), challenge.store.session() as s:
         edit_claim(s, challenge.challenge_id, view.id, editor="x", reason="r",
-                   quotes=["reaches 99.9 average accuracy"])  # fmt: skip
+                   quotes=["reaches 99.9 average accuracy"], drafting="rules")  # fmt: skip
     with pytest.raises(ClaimError, match="unknown kind"), challenge.store.session() as s:
-        edit_claim(s, challenge.challenge_id, view.id, editor="x", reason="r", kind="opinion")
+        edit_claim(
+            s,
+            challenge.challenge_id,
+            view.id,
+            editor="x",
+            reason="r",
+            kind="opinion",
+            drafting="rules",
+        )
     with pytest.raises(ClaimError, match="nothing to change"), challenge.store.session() as s:
-        edit_claim(s, challenge.challenge_id, view.id, editor="x", reason="r", text="Reaches 88.1.")
+        edit_claim(
+            s,
+            challenge.challenge_id,
+            view.id,
+            editor="x",
+            reason="r",
+            text="Reaches 88.1.",
+            drafting="rules",
+        )
     with pytest.raises(ClaimError, match="at least one"), challenge.store.session() as s:
-        add_claim(s, challenge.challenge_id, paper, text="t", kind="result", quotes=[], editor="x")
+        add_claim(
+            s,
+            challenge.challenge_id,
+            paper,
+            text="t",
+            kind="result",
+            quotes=[],
+            editor="x",
+            drafting="rules",
+        )
     with pytest.raises(NotFoundError), challenge.store.session() as s:
         get_claim(s, challenge.challenge_id, f"{paper}/C9")
     with challenge.store.session() as s:
@@ -131,11 +161,20 @@ def test_a_claims_tolerance_is_kept_and_used_by_the_judge(
 
     with challenge.store.session() as s:
         view = add_claim(s, challenge.challenge_id, paper, text="Reaches 88.1.", kind="result",
-                         quotes=["reaches 88.1 average accuracy"], editor="ana")  # fmt: skip
+                         quotes=["reaches 88.1 average accuracy"], editor="ana",
+                         drafting="rules")  # fmt: skip
         edited = edit_claim(s, challenge.challenge_id, view.id, editor="org", reason="tight",
-                            tolerance=0.001)  # fmt: skip
+                            tolerance=0.001, drafting="rules")  # fmt: skip
         with pytest.raises(ClaimError, match="fraction"):
-            edit_claim(s, challenge.challenge_id, view.id, editor="o", reason="r", tolerance=5)
+            edit_claim(
+                s,
+                challenge.challenge_id,
+                view.id,
+                editor="o",
+                reason="r",
+                tolerance=5,
+                drafting="rules",
+            )
     (value,) = edited.reported
     assert value.rel_tol == 0.001
     assert edited.edits[-1]["field"] == "reported"
@@ -150,21 +189,23 @@ def test_new_quotes_redraft_the_rules_check_but_keep_a_grounded_organizers(
 
     with challenge.store.session() as s:
         view = add_claim(s, challenge.challenge_id, paper, text="Faster.", kind="efficiency",
-                         quotes=["reaches 88.1 average accuracy"], editor="ana")  # fmt: skip
+                         quotes=["reaches 88.1 average accuracy"], editor="ana",
+                         drafting="rules")  # fmt: skip
         assert view.check is not None and view.check.relation == "equal"
         edited = edit_claim(s, challenge.challenge_id, view.id, editor="ana", reason="right quote",
-                            quotes=["Training is 1.9x faster per step"])  # fmt: skip
+                            quotes=["Training is 1.9x faster per step"],
+                            drafting="rules")  # fmt: skip
         assert edited.check is not None and edited.check.relation == "ratio"
         assert [e["field"] for e in edited.edits].count("check") == 1
         mine = edited.check.model_copy(update={"note": "kept"})
         set_check(s, challenge.challenge_id, view.id, mine, editor="org", reason="reviewed")
         longer_quote = "Training is 1.9x faster per step on a single A100"
         longer = edit_claim(s, challenge.challenge_id, view.id, editor="ana", reason="longer",
-                            quotes=[longer_quote])  # fmt: skip
+                            quotes=[longer_quote], drafting="rules")  # fmt: skip
         assert longer.check is not None and longer.check.origin == "organizer"
         assert longer.check.note == "kept"  # still grounded: an organizer's check stays
         again = edit_claim(s, challenge.challenge_id, view.id, editor="ana", reason="back",
-                           quotes=["reaches 88.1 average accuracy"])  # fmt: skip
+                           quotes=["reaches 88.1 average accuracy"], drafting="rules")  # fmt: skip
     # 1.9 is no longer in the quote: the organizer's check would be ungrounded, so the rules
     # redraft it and the history keeps the organizer's check and says why it went
     assert again.check is not None and again.check.origin == "rules"

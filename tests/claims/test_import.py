@@ -40,7 +40,9 @@ def _write(path: Path, claims: object) -> Path:
 
 def _import(ctx: ChallengeContext, path: Path, **kwargs: float) -> object:
     with ctx.store.session() as session:
-        return import_claims(session, ctx.challenge_id, path, editor="org", **kwargs)
+        return import_claims(
+            session, ctx.challenge_id, path, editor="org", **kwargs, drafting="rules"
+        )
 
 
 def _claims(ctx: ChallengeContext) -> list[Claim]:

@@ -48,7 +48,7 @@ def theory(challenge: ChallengeContext) -> ChallengeContext:
             ("Averaging beats the last iterate.", "The averaged iterate has a lower gap than"),
         ):
             add_claim(s, challenge.challenge_id, "t1", text=text, kind="theory", quotes=[quote],
-                      editor="org")  # fmt: skip
+                      editor="org", drafting="rules")  # fmt: skip
         set_check(s, challenge.challenge_id, "t1/C1", None, editor="org", reason="no draft")
     for handle, team in (("ana", "red"), ("bo", "blue"), ("cy", "red")):
         register(challenge, handle)

@@ -38,7 +38,8 @@ def test_judge_runs_the_check_path_without_the_embedded_model(
     import_papers(challenge.store, challenge.challenge_id, [paper], source="t")
     with challenge.store.session() as s:
         view = add_claim(s, challenge.challenge_id, "p1", text="At least 90% accuracy.",
-                         kind="result", quotes=["reaches at least 90%"], editor="org")  # fmt: skip
+                         kind="result", quotes=["reaches at least 90%"], editor="org",
+                         drafting="rules")  # fmt: skip
     assert view.check is not None  # decided by code, no model needed
     ws = tmp_path / "ws"
     pages = pull_paper(challenge, "p1", ws).pages
@@ -101,7 +102,7 @@ def test_judge_asks_for_the_model_only_for_a_claim_that_needs_it(
     with challenge.store.session() as s:
         view = add_claim(s, challenge.challenge_id, "p1", text="Reaches 88.1% GLUE accuracy.",
                          kind="result", quotes=["reaches 88.1 average accuracy"],
-                         editor="org")  # fmt: skip
+                         editor="org", drafting="rules")  # fmt: skip
     assert view.check is not None  # the rules draft the equality
     ws = tmp_path / "ws"
     pages = pull_paper(challenge, "p1", ws).pages

@@ -29,7 +29,7 @@ def test_papers_text_and_check_propose(tmp_path: Path) -> None:
         with ctx.store.session() as s:  # a quote copied from the PDF, with its spaces
             view = add_claim(s, ctx.challenge_id, "t1", text="Gap at most 0.01.", kind="theory",
                              quotes=["converges at rate O(1/T) and its gap is at most 0.01"],
-                             editor="org")  # fmt: skip
+                             editor="org", drafting="rules")  # fmt: skip
         assert view.quotes[0].text == "converges at rateO(1/T) and its gap is at most 0.01"
         pull_paper(ctx, "t1", tmp_path / "ws")
     finally:

@@ -89,7 +89,7 @@ def _populate(ctx: ChallengeContext, folder: Path) -> None:
         for i, value in enumerate(VALUES):
             add_claim(session, ctx.challenge_id, "p1", kind="result", editor="org",
                       text=f"Reaches {value} accuracy on B{i + 1}.",
-                      quotes=[f"reaches {value} average accuracy"])  # fmt: skip
+                      quotes=[f"reaches {value} average accuracy"], drafting="rules")  # fmt: skip
     for j in range(LOGBOOKS):
         submit_logbook(ctx, _bundle(folder / f"b{j}", j))
 

@@ -237,7 +237,8 @@ def ensure_paper(ctx: ChallengeContext) -> None:
     import_papers(ctx.store, ctx.challenge_id, [record], source="t")
     with ctx.store.session() as s:
         add_claim(s, ctx.challenge_id, "p1", text="Reaches 88.1% GLUE accuracy.", kind="result",
-                  quotes=["reaches 88.1 average accuracy"], editor="org")  # fmt: skip
+                  quotes=["reaches 88.1 average accuracy"], editor="org",
+                  drafting="rules")  # fmt: skip
 
 
 def _call(ws: Path, *args: str) -> None:

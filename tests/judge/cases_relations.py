@@ -577,7 +577,7 @@ def ensure_relations_paper(ctx: ChallengeContext) -> None:
     with ctx.store.session() as s:
         for key, text, quote, check in CLAIMS:
             view = add_claim(s, ctx.challenge_id, PAPER, text=text, kind="result",
-                             quotes=[quote], editor="org")  # fmt: skip
+                             quotes=[quote], editor="org", drafting="rules")  # fmt: skip
             assert view.id == f"{PAPER}/{key}", view.id
             set_check(s, ctx.challenge_id, view.id, check, editor="org",
                       reason="the check an organizer reads in the quote")  # fmt: skip

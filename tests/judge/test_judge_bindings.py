@@ -68,9 +68,11 @@ def claims(challenge: ChallengeContext) -> None:
             kind="result",
             quotes=["reaches at least 90% accuracy"],
             editor="org",
+            drafting="rules",
         )
         add_claim(s, challenge.challenge_id, "p1", text="APT beats LoRA.", kind="result",
-                  quotes=["APT outperforms LoRA in accuracy"], editor="org")  # fmt: skip
+                  quotes=["APT outperforms LoRA in accuracy"], editor="org",
+                  drafting="rules")  # fmt: skip
         # the organizer's ordering, its baseline named by its role (the maps below say so)
         quantities = [Quantity(name="apt", description="APT's accuracy"),
                       Quantity(name="baseline", description="LoRA's accuracy")]  # fmt: skip

@@ -52,7 +52,7 @@ def bound_claim(challenge: ChallengeContext) -> None:
     with challenge.store.session() as s:
         view = add_claim(
             s, challenge.challenge_id, "p1", text="At least 90% accuracy on CIFAR-10.",
-            kind="result", quotes=["reaches at least 90% accuracy"], editor="org",
+            kind="result", quotes=["reaches at least 90% accuracy"], editor="org", drafting="rules"
         )  # fmt: skip
     assert view.check is not None and view.check.relation == "bound"  # drafted by the rules
     assert view.check.constant is not None and view.check.constant.value == 90

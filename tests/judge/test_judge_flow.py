@@ -85,6 +85,7 @@ def paper(challenge: ChallengeContext) -> None:
             kind="result",
             quotes=["reaches 88.1 average accuracy"],
             editor="org",
+            drafting="rules",
         )
 
 
@@ -167,7 +168,8 @@ def test_resume_finds_the_remaining_work(
     assert set(judged_already(challenge, [first, second], config)) == {second}
     with challenge.store.session() as s:  # a new claim: every logbook of the paper has work
         add_claim(s, challenge.challenge_id, "p1", text="1.9x faster per step.",
-                  kind="efficiency", quotes=["1.9x faster per step"], editor="org")  # fmt: skip
+                  kind="efficiency", quotes=["1.9x faster per step"], editor="org",
+                  drafting="rules")  # fmt: skip
     assert judged_already(challenge, [first, second], config) == {}
     last = judge_logbooks(challenge, None)
     assert sorted((r.logbook_id, r.claim_id) for r in last.verdicts if not r.skipped) == [

@@ -105,7 +105,7 @@ def theory(tmp_path: Path) -> Iterator[ChallengeContext]:
     with ctx.store.session() as s:
         for text, kind, quote in CLAIMS:
             view = add_claim(s, ctx.challenge_id, "t1", text=text, kind=kind, quotes=[quote],
-                             editor="org")  # fmt: skip
+                             editor="org", drafting="rules")  # fmt: skip
             if view.check is not None:
                 set_check(s, ctx.challenge_id, view.id, None, editor="org", reason="test")
     try:

@@ -59,7 +59,8 @@ def board(tmp_path: Path) -> Iterator[tuple[ChallengeContext, str]]:
     import_papers(ctx.store, ctx.challenge_id, [paper], source="t")
     with ctx.store.session() as s:
         view = add_claim(s, ctx.challenge_id, "p1", text="At least 90% accuracy.",
-                         kind="result", quotes=["reaches at least 90%"], editor="org")  # fmt: skip
+                         kind="result", quotes=["reaches at least 90%"], editor="org",
+                         drafting="rules")  # fmt: skip
     assert view.check is not None
     port = _port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENREPRO_")}

@@ -24,7 +24,8 @@ def _challenge(folder: Path) -> ChallengeContext:
     import_papers(ctx.store, ctx.challenge_id, [record], source="t")
     with ctx.store.session() as s:
         add_claim(s, ctx.challenge_id, "p1", text="88.1 on GLUE.", kind="result",
-                  quotes=["reaches 88.1 average accuracy"], editor="org")  # fmt: skip
+                  quotes=["reaches 88.1 average accuracy"], editor="org",
+                  drafting="rules")  # fmt: skip
     return ctx
 
 

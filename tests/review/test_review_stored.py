@@ -47,7 +47,8 @@ def perceptual(challenge: ChallengeContext) -> None:
     import_papers(challenge.store, challenge.challenge_id, [paper], source="t")
     with challenge.store.session() as s:
         view = add_claim(s, challenge.challenge_id, "p1", text="2-bit images stay usable.",
-                         kind="qualitative", quotes=[QUOTE], editor="org")  # fmt: skip
+                         kind="qualitative", quotes=[QUOTE], editor="org",
+                         drafting="rules")  # fmt: skip
     assert view.check is not None and view.check.relation is Relation.human  # rule H1
     assert view.check.rule == "H1" and view.check.human is not None
     register(challenge, "org", role="organizer")

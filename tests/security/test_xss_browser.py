@@ -80,7 +80,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Challeng
     with ctx.store.session() as session:
         quote = "reaches 88.1 average accuracy"
         add_claim(session, ctx.challenge_id, "p1", text=f"Reaches 88.1% accuracy {EVIL}",
-                  kind="result", quotes=[quote], editor="org")  # fmt: skip
+                  kind="result", quotes=[quote], editor="org", drafting="rules")  # fmt: skip
     register(ctx, "mallory", name=PAYLOADS[2], team=PAYLOADS[9])
     register(ctx, "trinity", name=PAYLOADS[4], team=PAYLOADS[8])
     submit_logbook(ctx, hostile_bundle(root / "bundle"), handle="mallory")

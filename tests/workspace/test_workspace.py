@@ -24,7 +24,8 @@ def test_pull_writes_the_workspace_and_a_planned_logbook(
     import_papers(challenge.store, challenge.challenge_id, [record], source="t")
     with challenge.store.session() as s:
         add_claim(s, challenge.challenge_id, "p1", text="88.1 on GLUE.", kind="result",
-                  quotes=["reaches 88.1 average accuracy"], editor="org")  # fmt: skip
+                  quotes=["reaches 88.1 average accuracy"], editor="org",
+                  drafting="rules")  # fmt: skip
     dest = tmp_path / "ws"
     report = pull_paper(challenge, "p1", dest)
     for name in ("PAPER.md", "CLAIMS.md", "claims.json", "INSTRUCTIONS.md", "AGENTS.md"):
@@ -54,7 +55,8 @@ def test_the_evidence_map_example_is_a_valid_map(
     import_papers(challenge.store, challenge.challenge_id, [record], source="t")
     with challenge.store.session() as s:
         add_claim(s, challenge.challenge_id, "p1", text="88.1 on GLUE.", kind="result",
-                  quotes=["reaches 88.1 average accuracy"], editor="org")  # fmt: skip
+                  quotes=["reaches 88.1 average accuracy"], editor="org",
+                  drafting="rules")  # fmt: skip
     pull_paper(challenge, "p1", tmp_path / "ws")
     text = (tmp_path / "ws" / "INSTRUCTIONS.md").read_text()
     example = text.split("```json\n", 1)[1].split("```", 1)[0]

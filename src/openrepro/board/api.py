@@ -372,7 +372,8 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
             ensure_writable(ctx, session)
             return edit_claim(session, ctx.challenge_id, claim_id, editor=who.handle,
                               reason=body.reason, text=body.text, kind=body.kind,
-                              quotes=body.quotes, tolerance=body.tolerance)  # fmt: skip
+                              quotes=body.quotes, tolerance=body.tolerance,
+                              drafting=ctx.settings.check_drafting)  # fmt: skip
 
     @router.get("/claims/{claim_id:path}/proposals", response_model=list[ProposalView],
                 tags=["claims"])  # fmt: skip

@@ -35,6 +35,7 @@ from openrepro.claims.records import (
 )
 from openrepro.claims.text import Sentence, candidate_sentences, locate
 from openrepro.claims.values import ReportedValue, Scale, parse_scale, parse_values
+from openrepro.config import DEFAULT_CHECK_DRAFTING, CheckDrafting
 from openrepro.errors import LLMOutputError, NotFoundError
 from openrepro.identity.service import ensure_writable
 from openrepro.llm import LLMClient, Message, Usage
@@ -242,8 +243,10 @@ def store_extraction(
     outcome: PaperExtraction,
     claims: list[GroundedClaim],
     provenance: dict[str, Any],
+    drafting: CheckDrafting = DEFAULT_CHECK_DRAFTING,
 ) -> None:
-    """Write one paper's claims and its extraction record (the caller's transaction)."""
+    """Write one paper's claims and its extraction record (the caller's transaction); new
+    claims' checks are drafted by the rules under ``drafting``."""
     rows = session.scalars(select(Claim).where(Claim.paper_id == paper.id)).all()
     existing = [c for c in rows if c.status == "active"]
     # claims an organizer removed stay removed: a re-extraction that finds them again skips
@@ -273,7 +276,8 @@ def store_extraction(
                 scale=claim.scale, origin="llm", provenance=provenance,
                 check=draft_for_claim([q.text for q in claim.quotes],
                                       f"{paper.venue_id}/C{number}",
-                                      Scale.model_validate(claim.scale)),
+                                      Scale.model_validate(claim.scale),
+                                      drafting=drafting),
             )
         )  # fmt: skip
         number += 1
@@ -355,7 +359,8 @@ def record_extraction(
     """Store one paper's extraction in its own transaction (nothing for a skipped paper)."""
     if outcome.status != "skipped":
         with ctx.store.session() as session:
-            store_extraction(session, paper, outcome, claims, provenance)
+            store_extraction(session, paper, outcome, claims, provenance,
+                             ctx.settings.check_drafting)  # fmt: skip
 
 
 def extract_one(ctx: ChallengeContext, client: LLMClient, paper_id: int) -> PaperExtraction:

@@ -42,6 +42,7 @@ from openrepro.claims.records import Quote
 from openrepro.claims.service import derived_values, ground_quotes
 from openrepro.claims.text import normalize_with_map, split_sentences
 from openrepro.claims.values import Scale
+from openrepro.config import DEFAULT_CHECK_DRAFTING, CheckDrafting
 from openrepro.errors import ClaimError
 from openrepro.identity.service import check_not_frozen
 from openrepro.papers.sources.arxiv import normalize_arxiv_id
@@ -264,8 +265,10 @@ def import_claims(
     *,
     editor: str,
     threshold: float = DEFAULT_THRESHOLD,
+    drafting: CheckDrafting = DEFAULT_CHECK_DRAFTING,
 ) -> ImportReport:
-    """Import ``path``'s claims in the caller's transaction (nothing is stored on an error)."""
+    """Import ``path``'s claims in the caller's transaction (nothing is stored on an error);
+    each anchored claim's check is drafted by the rules under ``drafting``."""
     check_not_frozen(session, challenge_id)
     claims = read_claim_file(path)
     report = ImportReport(source=path.name, claims=len(claims))
@@ -285,7 +288,7 @@ def import_claims(
         key = f"C{next_key(session, paper.id)}"
         reported, scale = derived_values(paper, quotes)
         check = draft_for_claim([q.text for q in quotes], f"{paper.venue_id}/{key}",
-                                Scale.model_validate(scale))  # fmt: skip
+                                Scale.model_validate(scale), drafting=drafting)  # fmt: skip
         uncovered = _uncovered(item.text, [q.text for q in quotes]) if check else []
         claim = Claim(
             paper_id=paper.id, key=key, text=item.text, kind=item.kind,

@@ -22,6 +22,7 @@ from openrepro.claims.checks import (
 from openrepro.claims.records import ClaimView, Quote
 from openrepro.claims.text import locate
 from openrepro.claims.values import Scale, parse_scale, parse_values
+from openrepro.config import DEFAULT_CHECK_DRAFTING, CheckDrafting
 from openrepro.errors import ClaimError, NotFoundError
 from openrepro.identity.service import check_not_frozen
 from openrepro.store import CLAIM_KINDS, Claim, ClaimEdit, Paper
@@ -180,8 +181,10 @@ def add_claim(
     kind: str,
     quotes: list[str],
     editor: str,
+    drafting: CheckDrafting = DEFAULT_CHECK_DRAFTING,
 ) -> ClaimView:
-    """Add a curated claim; at least one quote, each verbatim in the paper."""
+    """Add a curated claim; at least one quote, each verbatim in the paper. Its check is drafted
+    by the rules under ``drafting`` (the challenge's setting ``check_drafting``)."""
     from openrepro.claims.extract import next_key
 
     _check_kind(kind)
@@ -201,7 +204,7 @@ def add_claim(
     claim.edits.append(ClaimEdit(field="created", old_value=None, new_value=claim.key,
                                  editor=editor, reason="added by hand"))  # fmt: skip
     claim.check = draft_for_claim([q.text for q in grounded], f"{paper.venue_id}/{claim.key}",
-                                  Scale.model_validate(scale))  # fmt: skip
+                                  Scale.model_validate(scale), drafting=drafting)  # fmt: skip
     session.add(claim)
     session.flush()
     return claim_view(claim, paper.venue_id)
@@ -218,9 +221,11 @@ def edit_claim(
     kind: str | None = None,
     quotes: list[str] | None = None,
     tolerance: float | None = None,
+    drafting: CheckDrafting = DEFAULT_CHECK_DRAFTING,
 ) -> ClaimView:
     """Change text, kind, quotes and/or the relative tolerance the judge allows on the reported
-    values; each changed field leaves an edit (old, new, who, why)."""
+    values; each changed field leaves an edit (old, new, who, why). New quotes redraft a check
+    the rules wrote, under ``drafting``."""
     check_not_frozen(session, challenge_id)
     claim, paper = get_claim(session, challenge_id, claim_id)
     if claim.status != "active":
@@ -255,10 +260,11 @@ def edit_claim(
         )
         kept = _organizer_check_problems(claim)
         if kept is None:
-            _redraft(claim, paper, editor, f"redrafted for the new quotes: {reason}")
+            _redraft(claim, paper, editor, f"redrafted for the new quotes: {reason}", drafting)
         elif kept:
             _redraft(claim, paper, editor, "the organizer's check is not grounded in the new "
-                     f"quotes ({'; '.join(kept)}), redrafted by the rules: {reason}")  # fmt: skip
+                     f"quotes ({'; '.join(kept)}), redrafted by the rules: {reason}",
+                     drafting)  # fmt: skip
     session.flush()
     return claim_view(claim, paper.venue_id)
 
@@ -274,11 +280,13 @@ def _organizer_check_problems(claim: Claim) -> list[str] | None:
     )
 
 
-def _redraft(claim: Claim, paper: Paper, editor: str, reason: str) -> dict[str, Any] | None:
-    """Give ``claim`` the rules' check for its current quotes (recorded in its history when it
-    changes); returns the check now stored."""
+def _redraft(
+    claim: Claim, paper: Paper, editor: str, reason: str, drafting: CheckDrafting
+) -> dict[str, Any] | None:
+    """Give ``claim`` the rules' check for its current quotes under ``drafting`` (recorded in its
+    history when it changes); returns the check now stored."""
     drafted = draft_for_claim([q["text"] for q in claim.quotes], f"{paper.venue_id}/{claim.key}",
-                              Scale.model_validate(claim.scale))  # fmt: skip
+                              Scale.model_validate(claim.scale), drafting=drafting)  # fmt: skip
     if drafted != claim.check:
         claim.edits.append(ClaimEdit(field="check", old_value=claim.check, new_value=drafted,
                                      editor=editor, reason=reason))  # fmt: skip
@@ -293,10 +301,14 @@ def redraft_checks(
     *,
     editor: str,
     replace: bool = False,
+    drafting: CheckDrafting = DEFAULT_CHECK_DRAFTING,
+    reason: str = "drafted by the rules",
 ) -> dict[str, bool]:
-    """Draft (by the rules) the checks of the given claims, else of every active claim that has
-    none; ``replace`` also redrafts checks the rules wrote before (never an organizer's).
-    Returns claim id -> whether it now has a check; changes are in the claims' histories."""
+    """Draft (by the rules, under ``drafting``) the checks of the given claims, else of every
+    active claim that has none; ``replace`` also redrafts checks the rules wrote before (never
+    an organizer's). An organizer who reviewed the rules' reading of a claim the gate left
+    without a check keeps it with ``drafting="rules"``. Returns claim id -> whether it now has
+    a check; changes are in the claims' histories with ``reason``."""
     check_not_frozen(session, challenge_id)
     if claim_ids is not None:
         rows = [get_claim(session, challenge_id, c) for c in claim_ids]
@@ -318,7 +330,7 @@ def redraft_checks(
         if keep:
             out[name] = True
             continue
-        out[name] = _redraft(claim, paper, editor, "drafted by the rules") is not None
+        out[name] = _redraft(claim, paper, editor, reason, drafting) is not None
     session.flush()
     return out
 

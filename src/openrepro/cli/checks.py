@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import cast
 
 import typer
 from rich.markup import escape
@@ -39,7 +40,7 @@ from openrepro.cli._common import (
     open_from,
     print_json,
 )
-from openrepro.config import Settings
+from openrepro.config import CheckDrafting, Settings
 from openrepro.errors import ChallengeNotFoundError, CheckError
 from openrepro.llm import LLMClient, open_client
 from openrepro.workspace import propose_in_workspace
@@ -72,12 +73,29 @@ def _client(ctx: typer.Context) -> LLMClient:
     return client
 
 
+def _settings(ctx: typer.Context) -> Settings:
+    """The challenge's settings when run inside a challenge, else the defaults."""
+    try:
+        return open_from(ctx).settings
+    except ChallengeNotFoundError:
+        return Settings(name="checks")
+
+
 def _print_draft(draft: Draft) -> None:
     if draft.check is None:
         err_console.print(f"no check: {escape(draft.reason)}")
+        if draft.withheld is not None:
+            err_console.print(
+                "the rules' reading, not published (review it; keep it with `claims check "
+                "set` or `claims check redraft --drafting rules`):"
+            )
+            _print_check(draft.withheld, draft.rule)
         return
-    check = draft.check
-    console.print(f"[bold]{check.relation.value}[/] ({check.origin.value}, rule {draft.rule})")
+    _print_check(draft.check, draft.rule)
+
+
+def _print_check(check: Check, rule: str) -> None:
+    console.print(f"[bold]{check.relation.value}[/] ({check.origin.value}, rule {rule})")
     console.print(escape(check.describe()))
     for q in check.all_quantities():
         console.print(f"  quantity {escape(q.name)}" + (f" key {escape(q.key)}" if q.key else ""))
@@ -93,9 +111,11 @@ def draft(
     llm: bool = LLMOption,
     fmt: OutputFormat = FormatOption,
 ) -> None:
-    """Draft a check for one quote (rules; with --llm the model where no rule applies)."""
+    """Draft a check for one quote (rules, under the challenge's `check_drafting`, gated outside
+    a challenge; with --llm the model where the rules do not publish one)."""
     client = _client(ctx) if llm else None
-    result = draft_with_fallback(quote, client, claim_id=claim_id)
+    gate = _settings(ctx).check_drafting != "rules"
+    result = draft_with_fallback(quote, client, claim_id=claim_id, gate=gate)
     if fmt is OutputFormat.json:
         print_json(result)
     else:
@@ -252,13 +272,25 @@ def redraft(
         "--replace",
         help="Also redraft the rules' earlier checks (an organizer's check is never replaced).",
     ),
+    drafting: str | None = typer.Option(
+        None,
+        "--drafting",
+        help="gated | rules | off, for this run (default: the setting `check_drafting`); "
+        "`rules` on named claims keeps the rules' reading the gate withheld, once you have "
+        "reviewed it (`claims check draft --quote`).",
+    ),
     fmt: OutputFormat = FormatOption,
 ) -> None:
     """Draft stored claims' checks by the rules (claims stored before checks existed)."""
     challenge = open_from(ctx)
+    chosen = challenge.settings.check_drafting if drafting is None else drafting
+    if chosen not in ("gated", "rules", "off"):
+        raise typer.BadParameter(f"--drafting {drafting!r}: give gated, rules or off")
+    why = "drafted by the rules" + (f" (drafting {chosen})" if drafting is not None else "")
     with challenge.store.session() as session:
         done = redraft_checks(session, challenge.challenge_id, claims or None,
-                              editor=default_editor(), replace=replace)  # fmt: skip
+                              editor=default_editor(), replace=replace,
+                              drafting=cast(CheckDrafting, chosen), reason=why)  # fmt: skip
     if fmt is OutputFormat.json:
         print_json(done)
         return

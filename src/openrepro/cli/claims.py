@@ -203,7 +203,7 @@ def add(
     with challenge.store.session() as session:
         view = claim_index.add_claim(
             session, challenge.challenge_id, paper, text=text, kind=kind, quotes=quote,
-            editor=by or default_editor(),
+            editor=by or default_editor(), drafting=challenge.settings.check_drafting,
         )  # fmt: skip
     if fmt is OutputFormat.json:
         print_json(view)
@@ -230,7 +230,8 @@ def import_(
     challenge = open_from(ctx)
     with challenge.store.session() as session:
         report = import_claims(session, challenge.challenge_id, file,
-                               editor=by or default_editor(), threshold=threshold)  # fmt: skip
+                               editor=by or default_editor(), threshold=threshold,
+                               drafting=challenge.settings.check_drafting)  # fmt: skip
     if fmt is OutputFormat.json:
         print_json(report)
         return
@@ -265,6 +266,7 @@ def edit(
         view = claim_index.edit_claim(
             session, challenge.challenge_id, claim_id, editor=by or default_editor(),
             reason=reason, text=text, kind=kind, quotes=quote or None, tolerance=tolerance,
+            drafting=challenge.settings.check_drafting,
         )  # fmt: skip
     if fmt is OutputFormat.json:
         print_json(view)

@@ -34,6 +34,7 @@ from pydantic import BaseModel, Field
 
 from openrepro.challenge import ChallengeContext
 from openrepro.claims import add_claim
+from openrepro.claims.service import redraft_checks
 from openrepro.evidence.reviews import stored_reviews
 from openrepro.identity.service import register
 from openrepro.judge.service import judge_logbooks
@@ -160,6 +161,10 @@ def run_review_step(ctx: ChallengeContext, work: Path) -> ReviewStepReport:
     with ctx.store.session() as session:
         view = add_claim(session, ctx.challenge_id, PAPER, text="2-bit images stay usable.",
                          kind="qualitative", quotes=[QUOTE], editor="organizer")  # fmt: skip
+        if view.check is None:  # the gate leaves human judgements to a person: the organizer
+            redraft_checks(session, ctx.challenge_id, [view.id], editor="organizer",
+                           drafting="rules", reason="the organizer reviewed the rules' "
+                           "human-judgement reading")  # fmt: skip
     register(ctx, PARTICIPANT, name="quantizer: shows images, cannot judge them herself")
     register(ctx, REVIEWER, role="organizer", name="reviews perceptual claims")
     logbook = _record_run(ctx, work / PARTICIPANT / PAPER)

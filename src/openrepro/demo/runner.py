@@ -39,7 +39,7 @@ from openrepro.claims import (
     remove_claim,
 )
 from openrepro.claims.checks import Check, sweep_metric, sweeps_of
-from openrepro.claims.service import set_check
+from openrepro.claims.service import get_claim, redraft_checks, set_check
 from openrepro.demo.review_step import ReviewStepReport, run_review_step
 from openrepro.demo.scenario import (
     ATTEMPTS,
@@ -102,7 +102,7 @@ class DemoProgress:
 
 class ClaimEditNote(BaseModel):
     claim: str
-    action: str  # kept | edited | added | removed | check set
+    action: str  # kept | edited | added | removed | check set | check kept
     reason: str
 
 
@@ -322,9 +322,17 @@ def _organizer_check(
     session: Session, ctx: ChallengeContext, expected: ExpectedClaim, claim_id: str
 ) -> list[ClaimEditNote]:
     """Where the rules cannot draft the claim's check, the organizer sets it (what
-    ``openrepro claims check set`` does); the rules' draft is kept otherwise."""
+    ``openrepro claims check set`` does). Where the rules read the claim but their confidence
+    gate withheld the reading (the setting ``check_drafting = "gated"``: orderings, ratios,
+    bounds and quantifiers are not published unreviewed), the organizer has reviewed the
+    reading and keeps it (``claims check redraft ID --drafting rules``)."""
     if expected.check is None:
-        return []
+        if get_claim(session, ctx.challenge_id, claim_id)[0].check is not None:
+            return []
+        why = "the organizer reviewed the rules' reading the confidence gate withheld"
+        kept = redraft_checks(session, ctx.challenge_id, [claim_id], editor=ORGANIZER,
+                              drafting="rules", reason=why)  # fmt: skip
+        return [ClaimEditNote(claim=claim_id, action="check kept", reason=why)] * kept[claim_id]
     set_check(session, ctx.challenge_id, claim_id, expected.check, editor=ORGANIZER,
               reason=expected.check_reason)  # fmt: skip
     return [ClaimEditNote(claim=claim_id, action="check set", reason=expected.check_reason)]

@@ -88,6 +88,7 @@ from openrepro.claims.checks.records import (
 )
 from openrepro.claims.text import normalize_with_map
 from openrepro.claims.values import NumberMention, Scale, dataset_of, find_numbers, parse_scale
+from openrepro.config import DEFAULT_CHECK_DRAFTING, CheckDrafting
 
 __all__ = [
     "Draft",
@@ -110,6 +111,7 @@ class Draft(BaseModel):
     reason: str = ""
     rule: str = ""
     settled: bool = False
+    withheld: Check | None = None  # the rules' reading the confidence gate did not publish
 
 
 _NUM = (
@@ -1623,8 +1625,78 @@ _FRAGMENT_WORDS = frozenset(
     "a an and or to in of on at by for from with than versus vs the specifically".split()  # noqa: SIM905
 )
 _UNSTATED_COMPARISON = re.compile(
-    r"\b(?:best|outperform\w*|surpass\w*|beats?|state[- ]of[- ]the[- ]art|sota)\b", re.I
+    r"\b(?:best|outperform\w*|surpass\w*|beats?|state[- ]of[- ]the[- ]art|sota|below|above)\b",
+    re.I,
 )
+_NUM_RE = r"(?<![\w.])\d+(?:\.\d+)?"
+# a number that is not a value of its own: a multiplier ("9.2x speedup", a ratio to a baseline),
+# an amount of change ("reducing latency by about 20%"), or the ends of a change ("from 11.1%
+# closed-book to 34.2%")
+_RELATIVE_VALUE = re.compile(
+    rf"{_NUM_RE}\s?(?:x|\u00d7)(?![a-z])|\bby\s+(?:about\s+|roughly\s+|~\s?)?{_NUM_RE}"
+    rf"|\bfrom\s+{_NUM_RE}[^.;]*?\bto\s+{_NUM_RE}",
+    re.I,
+)
+_FROM_TO = re.compile(rf"\bfrom\s+[-+\u2212]?{_NUM_RE}[^.;]*?\bto\s+[-+\u2212]?{_NUM_RE}", re.I)
+_UNIT_AFTER = re.compile(rf"([-+\u2212]?{_NUM_RE})\s?(%|x\b|\u00d7|[A-Za-z][\w/.-]*)", re.I)
+_NOT_UNITS = frozenset(
+    {
+        "to",
+        "and",
+        "or",
+        "for",
+        "on",
+        "in",
+        "with",
+        "vs",
+        "versus",
+        "than",
+        "from",
+        "at",
+        "of",
+        "by",
+        "while",
+        "whereas",
+        "compared",
+        "across",
+        "over",
+        "under",
+        "within",
+        "when",
+        "after",
+        "before",
+        "per",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+    }
+)
+
+
+def _unused_alike(text: str, check: Check) -> str:
+    """A number of ``text`` with the same unit as a value the check uses ("from 16 to 7 bytes
+    per parameter, or 5 bytes ...": 5 bytes) that the check does not use, or ""."""
+    used = _used_numbers(check)
+
+    def is_used(value: float) -> bool:
+        return any(abs(value - u) <= 1e-6 * max(value, u, 1e-12) for u in used)
+
+    found = []
+    for m in _UNIT_AFTER.finditer(text):
+        unit = m.group(2).lower()
+        if unit in _NOT_UNITS:
+            continue
+        try:
+            value = abs(float(m.group(1).replace("\u2212", "-").replace(",", "")))
+        except ValueError:
+            continue
+        found.append((value, unit, m.group(0)))
+    units = {unit for value, unit, _ in found if is_used(value)}
+    return next((t for value, unit, t in found if unit in units and not is_used(value)), "")
+
+
 _GENERIC_NAME = re.compile(r"(?:subject|baseline)(?:_\d+)?$")
 _SETTING_WORDS = re.compile(r"\b(?:threshold|cut-?off|budget|learning rate|batch size)\b", re.I)
 
@@ -1650,7 +1722,12 @@ def confidence_gate(quote: str, check: Check) -> str:
     text = _strip_anchors(normalize_with_map(_superscripts(quote))[0].strip())
     relation = check.relation
     unsure = "no check: the rules are not sure of this phrasing"
+    dropped = _unused_alike(text, check)
+    if dropped:
+        return f"{unsure} (it also reports {dropped!r}, which the check would not use)"
     if relation is Relation.change:
+        if len(_FROM_TO.findall(text)) > 1:
+            return f"{unsure} (it states more than one change)"
         return ""
     if relation is Relation.equal:
         values = [check]
@@ -1667,6 +1744,9 @@ def confidence_gate(quote: str, check: Check) -> str:
     comparison = _UNSTATED_COMPARISON.search(text)
     if comparison:
         return f"{unsure} (it also compares: {comparison.group(0)!r})"
+    relative = _RELATIVE_VALUE.search(text)
+    if relative:
+        return f"{unsure} (a value is relative to another: {relative.group(0)!r})"
     setting = _SETTING_WORDS.search(text)
     if setting:
         return f"{unsure} (a number may be a setting: {setting.group(0)!r})"
@@ -1706,17 +1786,10 @@ def draft_check(
         return Draft(
             reason="no check: the rules are not sure of this phrasing (a human judgement)",
             rule="H1",
+            withheld=_human_check(human, quote, claim_id, scale),
         )
     if human is not None:
-        human = human.model_copy(
-            update={"origin": Origin.rules, "quote": quote, "rule": "H1", "scale": scale or Scale()}
-        )
-        problems = grounding_problems(human, quote)
-        if problems:
-            human = human.model_copy(update={"constant": None})
-        if claim_id:
-            human = human.for_claim(claim_id)
-        return Draft(check=human, rule="H1")
+        return Draft(check=_human_check(human, quote, claim_id, scale), rule="H1")
     vague = _VAGUE.search(text)
     if vague:
         return Draft(reason=f"vague or unsupported phrasing {vague.group(0)!r}: no rule applies")
@@ -1780,22 +1853,38 @@ def draft_check(
     problems = grounding_problems(check, quote)
     if problems:
         return Draft(reason="; ".join(problems), rule="+".join(rules))
-    if gate:
-        unsure = confidence_gate(quote, check)
-        if unsure:
-            return Draft(reason=unsure, rule="+".join(rules))
+    unsure = confidence_gate(quote, check) if gate else ""
     if claim_id:
         check = check.for_claim(claim_id)
+    if unsure:
+        return Draft(reason=unsure, rule="+".join(rules), withheld=check)
     return Draft(check=check, rule="+".join(rules))
 
 
+def _human_check(human: Check, quote: str, claim_id: str, scale: Scale | None) -> Check:
+    human = human.model_copy(
+        update={"origin": Origin.rules, "quote": quote, "rule": "H1", "scale": scale or Scale()}
+    )
+    if grounding_problems(human, quote):
+        human = human.model_copy(update={"constant": None})
+    return human.for_claim(claim_id) if claim_id else human
+
+
 def draft_for_claim(
-    quotes: Sequence[str], claim_id: str, scale: Scale | None = None
+    quotes: Sequence[str],
+    claim_id: str,
+    scale: Scale | None = None,
+    *,
+    drafting: CheckDrafting = DEFAULT_CHECK_DRAFTING,
 ) -> dict[str, Any] | None:
     """The stored form (JSON) of the rules' check for a claim: the first of its quotes a rule
-    drafts a grounded check for, keyed to ``claim_id``; None when no rule applies to any."""
+    drafts a grounded check for, keyed to ``claim_id``; None when no rule applies to any.
+    ``drafting`` is the challenge's setting ``check_drafting``: ``gated`` keeps only the
+    shapes :func:`confidence_gate` passes, ``rules`` every reading, ``off`` none."""
+    if drafting == "off":
+        return None
     for quote in quotes:
-        draft = draft_check(quote, claim_id=claim_id, scale=scale)
+        draft = draft_check(quote, claim_id=claim_id, scale=scale, gate=drafting == "gated")
         if draft.check is not None:
             stored: dict[str, Any] = draft.check.for_claim(claim_id).model_dump(mode="json")
             return stored

@@ -221,13 +221,17 @@ def draft_check_llm(
     return draft
 
 
-def draft_with_fallback(quote: str, client: LLMClient | None, *, claim_id: str = "") -> Draft:
-    """Rules first; the model only where the rules abstain without settling it (and only when
-    ``client`` is given)."""
-    draft = draft_check(quote, claim_id=claim_id)
+def draft_with_fallback(
+    quote: str, client: LLMClient | None, *, claim_id: str = "", gate: bool = False
+) -> Draft:
+    """Rules first (behind their confidence gate with ``gate``: a withheld reading stays in
+    ``Draft.withheld``); the model only where the rules abstain without settling it (and only
+    when ``client`` is given)."""
+    draft = draft_check(quote, claim_id=claim_id, gate=gate)
     if draft.check is not None or client is None or draft.settled:
         return draft
     by_model = draft_check_llm(quote, client, claim_id=claim_id)
     if by_model.check is None:
-        return Draft(reason=f"rules: {draft.reason}; {by_model.reason}", rule=by_model.rule)
+        return Draft(reason=f"rules: {draft.reason}; {by_model.reason}", rule=by_model.rule,
+                     withheld=draft.withheld)  # fmt: skip
     return by_model
