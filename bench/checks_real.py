@@ -43,7 +43,7 @@ from openrepro.claims.checks import Check, Relation, confidence_gate, draft_chec
 from openrepro.claims.checks.eval import CheckLabel, evaluate_drafter, render_report
 
 LABELS = Path(__file__).parent / "data" / "event_claim_labels.jsonl"
-HALVES = ["tune", "heldout", "fresh", "fresh2", "fresh3"]
+HALVES = ["tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4"]
 
 
 def _texts(path: Path) -> dict[str, str]:
