@@ -10,7 +10,10 @@ rules do not state). ``half`` splits the papers, each labelled before the rules 
 were tuned on ``tune``, then on ``heldout`` and ``fresh`` once their untouched figures were
 taken; ``fresh2`` was measured once, untouched, with the final rules (docs/checks.md); the
 confidence gate's shapes were chosen on those four, and ``fresh3`` (16 papers, the first page of
-the claim list) was labelled and committed before the gate was final, then measured once.
+the claim list) was labelled and committed before the gate was final, then measured once;
+``fresh4`` (65 papers, 337 claims: every claim of each whole paper in characters 16,000 to
+80,000 of the same file, none in an earlier split) was labelled and committed after the gate was
+final and before any run, then measured once, gated and not (docs/checks.md).
 
 Fetch step (outside CI, once): download the claim list the labels name, e.g.
 
@@ -18,9 +21,11 @@ Fetch step (outside CI, once): download the claim list the labels name, e.g.
     git -C /tmp/icml-2026-repro checkout 59d671a8b148d6c7837dd6baf1ae1c6fce40fbcf
     .venv/bin/python bench/checks_real.py /tmp/icml-2026-repro/claims_anchored.json
 
-The file is a JSON object ``{paper id: [{"text": ...}, ...]}``; an excerpt shaped
-``{paper id: {"<index>": text}}`` is read as well. A text whose hash differs from the label's is
-reported and left out. Scoring is :func:`openrepro.claims.checks.eval.evaluate_drafter`'s.
+The file is a JSON object ``{paper id: [{"text": ...}, ...]}``; an excerpt of it (some papers
+only, same shape) or one shaped ``{paper id: {"<index>": text}}`` is read as well; several files
+may be given (the pooled ``--half all`` needs every labelled paper's text). A text whose hash
+differs from the label's is reported and left out. Scoring is
+:func:`openrepro.claims.checks.eval.evaluate_drafter`'s.
 
     .venv/bin/python bench/checks_real.py CLAIMS.json [--half tune|...|all] [--cases] [--shapes]
         [--no-gate]
@@ -43,7 +48,7 @@ from openrepro.claims.checks import Check, Relation, confidence_gate, draft_chec
 from openrepro.claims.checks.eval import CheckLabel, evaluate_drafter, render_report
 
 LABELS = Path(__file__).parent / "data" / "event_claim_labels.jsonl"
-HALVES = ["tune", "heldout", "fresh", "fresh2", "fresh3"]
+HALVES = ["tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4"]
 
 
 def _texts(path: Path) -> dict[str, str]:
