@@ -13,9 +13,9 @@ confidence gate's shapes were chosen on those four, and ``fresh3`` (16 papers, t
 the claim list) was labelled and committed before the gate was final, then measured once;
 ``fresh4`` (65 papers, 337 claims: every claim of each whole paper in characters 16,000 to
 80,000 of the same file, none in an earlier split) was labelled and committed after the gate was
-final and before any run, then measured once, gated and not (docs/checks.md); ``fresh5`` (128
-papers, 665 claims: every claim of the whole papers from the one cut at character 80,000, left out
-of ``fresh4``, to the last one ending before 208,000, none in an earlier split) was labelled and
+final and before any run, then measured once, gated and not (docs/checks.md); ``fresh5`` (155
+papers, 774 claims: every claim of the whole papers from the one cut at character 80,000, left out
+of ``fresh4``, to the last one ending before 240,000, none in an earlier split) was labelled and
 committed before the rules' gate was changed in this session, unseen by any drafter run, and is
 measured once afterwards.
 
