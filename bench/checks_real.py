@@ -13,7 +13,11 @@ confidence gate's shapes were chosen on those four, and ``fresh3`` (16 papers, t
 the claim list) was labelled and committed before the gate was final, then measured once;
 ``fresh4`` (65 papers, 337 claims: every claim of each whole paper in characters 16,000 to
 80,000 of the same file, none in an earlier split) was labelled and committed after the gate was
-final and before any run, then measured once, gated and not (docs/checks.md).
+final and before any run, then measured once, gated and not (docs/checks.md); ``fresh5`` (155
+papers, 774 claims: every claim of the whole papers from the one cut at character 80,000, left out
+of ``fresh4``, to the last one ending before 240,000, none in an earlier split) was labelled and
+committed before the rules' gate was changed in this session, unseen by any drafter run, and is
+measured once afterwards.
 
 Fetch step (outside CI, once): download the claim list the labels name, e.g.
 
@@ -48,7 +52,7 @@ from openrepro.claims.checks import Check, Relation, confidence_gate, draft_chec
 from openrepro.claims.checks.eval import CheckLabel, evaluate_drafter, render_report
 
 LABELS = Path(__file__).parent / "data" / "event_claim_labels.jsonl"
-HALVES = ["tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4"]
+HALVES = ["tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5"]
 
 
 def _texts(path: Path) -> dict[str, str]:
