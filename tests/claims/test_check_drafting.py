@@ -29,8 +29,14 @@ def paper(challenge: ChallengeContext) -> str:
     return record.venue_id
 
 
-def test_the_default_is_gated_in_the_settings_and_the_library() -> None:
-    assert Settings(name="x").check_drafting == DEFAULT_CHECK_DRAFTING == "gated"
+def test_the_default_drafts_nothing_in_the_settings_and_the_library(
+    challenge: ChallengeContext, paper: str
+) -> None:
+    assert Settings(name="x").check_drafting == DEFAULT_CHECK_DRAFTING == "off"
+    with challenge.store.session() as s:
+        view = add_claim(s, challenge.challenge_id, paper, text=VALUE, kind="result",
+                         quotes=[VALUE], editor="org")  # fmt: skip
+    assert view.check is None
 
 
 def test_gated_keeps_a_value_and_withholds_a_ratio_rules_keeps_both_off_keeps_none(
@@ -67,7 +73,8 @@ def test_an_organizer_keeps_the_withheld_reading_and_the_history_says_so(
         view = add_claim(s, challenge.challenge_id, paper, text=RATIO, kind="efficiency",
                          quotes=[RATIO], editor="org")  # fmt: skip
         assert view.check is None
-        assert redraft_checks(s, challenge.challenge_id, None, editor="org") == {view.id: False}
+        gated = redraft_checks(s, challenge.challenge_id, None, editor="org", drafting="gated")
+        assert gated == {view.id: False}  # the gate withholds a ratio
         kept = redraft_checks(s, challenge.challenge_id, [view.id], editor="org",
                               drafting="rules", reason="reviewed the rules' reading")  # fmt: skip
         assert kept == {view.id: True}
@@ -96,5 +103,5 @@ def test_extraction_drafts_under_the_challenges_setting(challenge: ChallengeCont
         record_extraction(ctx, text, outcome, [claim], {"model": "test"})
     with challenge.store.session() as s:
         checks = {c.paper_id: c.check for c in list_claims(s, challenge.challenge_id)}
-    assert checks["g"] is None  # the default challenge: gated, a ratio is withheld
+    assert checks["g"] is None  # the default challenge drafts nothing
     assert checks["r"] is not None and checks["r"].relation.value == "ratio"

@@ -110,6 +110,8 @@ def _assert_checks(report: DemoReport, papers: Sequence[str]) -> None:
             assert any(n.claim == note.claim and n.action == "check set" for n in report.review)
         else:
             assert note.origin == "rules" and note.rule.startswith("D"), note
+            # stored only once the organizer reviewed the rules' reading (check_drafting off)
+            assert any(n.claim == note.claim and n.action == "check kept" for n in report.review)
     relational = [n for n in report.checks if n.relation != Relation.equal.value]
     assert 2 * len(relational) >= len(report.checks)
 

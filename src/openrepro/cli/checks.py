@@ -111,8 +111,8 @@ def draft(
     llm: bool = LLMOption,
     fmt: OutputFormat = FormatOption,
 ) -> None:
-    """Draft a check for one quote (rules, under the challenge's `check_drafting`, gated outside
-    a challenge; with --llm the model where the rules do not publish one)."""
+    """Draft a check for one quote (the rules behind their confidence gate, ungated when the
+    challenge's `check_drafting` is `rules`; with --llm the model where the rules publish none)."""
     client = _client(ctx) if llm else None
     gate = _settings(ctx).check_drafting != "rules"
     result = draft_with_fallback(quote, client, claim_id=claim_id, gate=gate)
@@ -287,6 +287,10 @@ def redraft(
     if chosen not in ("gated", "rules", "off"):
         raise typer.BadParameter(f"--drafting {drafting!r}: give gated, rules or off")
     why = "drafted by the rules" + (f" (drafting {chosen})" if drafting is not None else "")
+    if chosen == "off":
+        err_console.print("check_drafting is off: nothing drafted (give --drafting gated or "
+                          "--drafting rules, or set the check with `claims check set`)")  # fmt: skip
+        raise typer.Exit(1)
     with challenge.store.session() as session:
         done = redraft_checks(session, challenge.challenge_id, claims or None,
                               editor=default_editor(), replace=replace,

@@ -322,14 +322,13 @@ def _organizer_check(
     session: Session, ctx: ChallengeContext, expected: ExpectedClaim, claim_id: str
 ) -> list[ClaimEditNote]:
     """Where the rules cannot draft the claim's check, the organizer sets it (what
-    ``openrepro claims check set`` does). Where the rules read the claim but their confidence
-    gate withheld the reading (the setting ``check_drafting = "gated"``: orderings, ratios,
-    bounds and quantifiers are not published unreviewed), the organizer has reviewed the
-    reading and keeps it (``claims check redraft ID --drafting rules``)."""
+    ``openrepro claims check set`` does). Otherwise the rules read the claim, and the organizer
+    reviews their reading and keeps it (``claims check redraft ID --drafting rules``): by
+    default (``check_drafting = "off"``) no drafted check is stored unreviewed."""
     if expected.check is None:
         if get_claim(session, ctx.challenge_id, claim_id)[0].check is not None:
             return []
-        why = "the organizer reviewed the rules' reading the confidence gate withheld"
+        why = "the organizer reviewed the rules' reading of the claim and kept it"
         kept = redraft_checks(session, ctx.challenge_id, [claim_id], editor=ORGANIZER,
                               drafting="rules", reason=why)  # fmt: skip
         return [ClaimEditNote(claim=claim_id, action="check kept", reason=why)] * kept[claim_id]
