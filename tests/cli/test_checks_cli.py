@@ -34,8 +34,11 @@ def test_check_draft_from_a_quote(tmp_path: Path) -> None:
     result = run(
         "claims", "check", "draft", "--quote", quote, "--claim", "p1/C1", "-f", "json", cwd=tmp_path
     )
-    assert result.returncode == 0, result.stderr
-    check = json.loads(result.stdout)["check"]
+    # the confidence gate withholds a ratio: no check, the reason, and the rules' reading
+    assert result.returncode == 1, result.stderr
+    draft = json.loads(result.stdout)
+    assert draft["check"] is None and "not sure" in draft["reason"]
+    check = draft["withheld"]
     assert check["relation"] == "ratio" and check["origin"] == "rules"
     assert {q["key"] for q in check["quantities"]} == {
         "claims/p1/C1/apt",
@@ -59,6 +62,14 @@ def test_stored_checks_show_set_rm_redraft(tmp_path: Path) -> None:
     added = run("claims", "add", "p1", "--text", "At least 90% accuracy.", "--kind", "result",
                 "--quote", "reaches at least 90% accuracy", cwd=folder)  # fmt: skip
     assert added.returncode == 0, added.stderr
+    # check_drafting is off by default: no drafted check is stored unreviewed
+    assert run("claims", "check", "show", "p1/C1", cwd=folder).returncode == 1
+    off = run("claims", "check", "redraft", "p1/C1", cwd=folder)
+    assert off.returncode == 1 and "check_drafting is off" in off.stderr
+    # the organizer reviews the rules' reading and keeps it
+    kept = run("claims", "check", "redraft", "p1/C1", "--drafting", "rules", "-f", "json",
+               cwd=folder)  # fmt: skip
+    assert json.loads(kept.stdout) == {"p1/C1": True}, kept.stderr
     shown = run("claims", "check", "show", "p1/C1", "-f", "json", cwd=folder)
     drafted = json.loads(shown.stdout)
     assert drafted["relation"] == "bound" and drafted["origin"] == "rules"
@@ -79,14 +90,23 @@ def test_stored_checks_show_set_rm_redraft(tmp_path: Path) -> None:
                   "--reason", "x", cwd=folder)  # fmt: skip
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
     # an organizer's check is never replaced by the rules
-    kept = run("claims", "check", "redraft", "--replace", "-f", "json", cwd=folder)
+    kept = run("claims", "check", "redraft", "--replace", "--drafting", "rules", "-f", "json",
+               cwd=folder)  # fmt: skip
     assert json.loads(kept.stdout) == {"p1/C1": True}
     assert json.loads(run("claims", "check", "show", "p1/C1", "-f", "json", cwd=folder).stdout)[
         "origin"] == "organizer"  # fmt: skip
 
     assert run("claims", "check", "rm", "p1/C1", "--reason", "wrong", cwd=folder).returncode == 0
     assert run("claims", "check", "show", "p1/C1", cwd=folder).returncode == 1
-    again = run("claims", "check", "redraft", "-f", "json", cwd=folder)
+    again = run(
+        "claims",
+        "check",
+        "redraft",
+        "-f",
+        "json",
+        cwd=folder,
+        env={"OPENREPRO_CHECK_DRAFTING": "rules"},
+    )  # the setting, from the environment
     assert json.loads(again.stdout) == {"p1/C1": True}
     history = json.loads(run("claims", "show", "p1/C1", "-f", "json", cwd=folder).stdout)
-    assert [e["field"] for e in history["edits"]].count("check") == 3
+    assert [e["field"] for e in history["edits"]].count("check") == 4
