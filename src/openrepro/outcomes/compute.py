@@ -20,13 +20,14 @@ from sqlalchemy.orm import Session
 
 from openrepro.challenge import ChallengeContext
 from openrepro.outcomes import derived
-from openrepro.outcomes.consensus import CONSENSUS_SQL, OUTCOMES_SQL
+from openrepro.outcomes.consensus import CONSENSUS_SQL, LEVELS_SQL, OUTCOMES_SQL
 from openrepro.outcomes.current import current_verdicts_sql, hidden_papers, query_params, statement
-from openrepro.outcomes.records import ClaimConsensus, PaperOutcome
+from openrepro.outcomes.records import ClaimConsensus, PaperOutcome, level_counts
 
 __all__ = [
     "claim_consensus",
     "consensus_values",
+    "level_rows",
     "paper_outcomes",
     "run_many",
     "run_sql",
@@ -141,14 +142,15 @@ def claim_consensus(
     """Consensus of every active claim (of the given papers), ordered by paper then claim.
     ``reference``: from the full query rather than the derived tables (same answer)."""
     tail = """
-    SELECT claim_id, paper_id, venue_id, key, consensus, logbooks, nv, nf, nt, ni, edited
+    SELECT claim_id, paper_id, venue_id, key, consensus, logbooks, nv, nf, nt, ni, edited,
+           level, below_minimum
     FROM consensus ORDER BY paper_id, claim_id"""
     rows = _read(ctx, tail, public, paper_ids, reference)
     return [
         ClaimConsensus(
             claim_id=r[0], paper_id=r[1], paper=r[2], key=r[3], consensus=r[4],
             logbooks=int(r[5]), verified=int(r[6]), falsified=int(r[7]), toy=int(r[8]),
-            inconclusive=int(r[9]), overridden=int(r[10]),
+            inconclusive=int(r[9]), overridden=int(r[10]), level=r[11], below_minimum=r[12],
         )
         for r in rows
     ]  # fmt: skip
@@ -181,7 +183,30 @@ def paper_outcomes(
                     query_params(ctx, hidden, paper_ids),
                 ).all()
             )
-    return [_outcome(r) for r in rows]
+    levels = level_rows(ctx, paper_ids=paper_ids, public=public, reference=reference)
+    out = [_outcome(r) for r in rows]
+    for o in out:
+        verified, below = levels.get(o.paper_id, ({}, {}))
+        o.verified_levels, o.below_minimum = level_counts(verified), level_counts(below)
+    return out
+
+
+def level_rows(
+    ctx: ChallengeContext, *, paper_ids: Sequence[int] | None = None, public: bool = False,
+    reference: bool = False,
+) -> dict[int, tuple[dict[str, int], dict[str, int]]]:  # fmt: skip
+    """Per paper (of the given papers) with any: its verified claims per provenance level of
+    their strongest counted evidence, and its claims not counted verified whose verified
+    verdicts are all below ``min_provenance_verified``, per the strongest such level
+    (:data:`LEVELS_SQL` over the consensus). ``reference``: from the full query."""
+    out: dict[int, tuple[dict[str, int], dict[str, int]]] = {}
+    for paper_id, level, below, n in _read(ctx, LEVELS_SQL, public, paper_ids, reference):
+        verified, below_counts = out.setdefault(int(paper_id), ({}, {}))
+        if level is not None:
+            verified[str(level)] = verified.get(str(level), 0) + int(n)
+        elif below is not None:
+            below_counts[str(below)] = below_counts.get(str(below), 0) + int(n)
+    return out
 
 
 def _outcome(r: Any) -> PaperOutcome:

@@ -23,6 +23,7 @@ from openrepro.outcomes.records import (
     ParticipantCredit,
     Stats,
     Totals,
+    level_counts,
 )
 from openrepro.outcomes.responses import author_response_counts
 from openrepro.store import Challenge, Job, Participant
@@ -172,7 +173,8 @@ def _jobs(session: Session, ctx: ChallengeContext) -> int:
 
 def compute_stats(ctx: ChallengeContext, *, public: bool = False, reference: bool = False) -> Stats:
     """The seeds' table (count and % of examined), totals, consensus and verdict counts (per
-    value and per provenance level), and per-participant credit, best first. ``reference``:
+    value and per provenance level), verified claims per provenance level (and those verified
+    only below ``min_provenance_verified``), and per-participant credit, best first. ``reference``:
     from the full query rather than the derived tables (same answer; see :mod:`.derived`)."""
     if not reference:
         derived.ensure_fresh(ctx)
@@ -213,6 +215,12 @@ def compute_stats(ctx: ChallengeContext, *, public: bool = False, reference: boo
         for h, t, n, vs, v, f, tc in credit_rows
     ]  # fmt: skip
     credit.sort(key=lambda c: (-c.credit, -c.verified, -c.logbooks, c.handle))
+    verified_levels: dict[str, int] = {}
+    below_minimum: dict[str, int] = {}
+    for per_level, below in compute.level_rows(ctx, public=public, reference=reference).values():
+        for total, part in ((verified_levels, per_level), (below_minimum, below)):
+            for level, n in part.items():
+                total[level] = total.get(level, 0) + n
     return Stats(
         author_responses=author_response_counts(ctx),
         challenge=name or ctx.settings.name,
@@ -233,6 +241,9 @@ def compute_stats(ctx: ChallengeContext, *, public: bool = False, reference: boo
         verdicts=by_value,
         provenance=by_level,
         credit=credit,
+        min_provenance_verified=ctx.settings.min_provenance_verified,
+        verified_levels=level_counts(verified_levels),
+        below_minimum=level_counts(below_minimum),
     )
 
 

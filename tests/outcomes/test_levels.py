@@ -1,0 +1,104 @@
+"""Verified claims by provenance level: how strong each "verified" is, and the verified verdicts
+that do not count because their level is below ``min_provenance_verified`` (shown, not counted).
+
+The store is :mod:`outcome_store` with three verdicts raised above ``self-recorded``: P1-full/C1
+``attested``, P3-mixed/C1 ``replayed``, P5-contested/C2 ``replayed`` (an inconclusive: its level
+never makes a claim verified).
+"""
+
+from __future__ import annotations
+
+from outcome_store import build_outcome_store
+from sqlalchemy import select
+
+from openrepro.challenge import ChallengeContext
+from openrepro.outcomes import claim_consensus, compute_stats, paper_outcomes
+from openrepro.store import Claim, Paper, Verdict
+
+RAISED = {("P1-full", "C1"): "attested", ("P3-mixed", "C1"): "replayed",
+          ("P5-contested", "C2"): "replayed"}  # fmt: skip
+
+
+def _store(ctx: ChallengeContext) -> None:
+    build_outcome_store(ctx)
+    with ctx.store.session() as session:
+        for (venue_id, key), level in RAISED.items():
+            for verdict in session.scalars(
+                select(Verdict).join(Claim).join(Paper)
+                .where(Paper.venue_id == venue_id, Claim.key == key)
+            ):  # fmt: skip
+                verdict.provenance = level
+
+
+def test_verified_claims_by_level_at_the_default_minimum(challenge: ChallengeContext) -> None:
+    _store(challenge)
+    outcomes = {o.paper: o for o in paper_outcomes(challenge)}
+    assert outcomes["P1-full"].verified_levels == {"attested": 1, "self-recorded": 1}
+    assert outcomes["P3-mixed"].verified_levels == {"replayed": 1}
+    assert outcomes["P2-partial"].verified_levels == {"self-recorded": 1}
+    # an organizer's edit counts as decided, at the level of the evidence it rests on
+    assert outcomes["P10-override"].verified_levels == {"self-recorded": 1}
+    # contested, same-team disagreement, nothing verified: no level
+    for paper in ("P5-contested", "P9-sameteam", "P4-allfalse", "P8-unattempted"):
+        assert outcomes[paper].verified_levels == {}, paper
+    assert all(o.below_minimum == {} for o in outcomes.values())
+    # every verified claim has exactly one level
+    for o in outcomes.values():
+        assert sum(o.verified_levels.values()) == o.verified, o.paper
+    stats = compute_stats(challenge)
+    assert stats.verified_levels == {"attested": 1, "replayed": 1, "self-recorded": 3}
+    assert sum(stats.verified_levels.values()) == stats.consensus["verified"]
+    assert stats.below_minimum == {}
+    assert stats.describe_levels() == "5 verified: 1 attested, 1 replayed, 3 self-recorded"
+
+
+def test_verified_below_the_minimum_is_shown_as_not_counted(challenge: ChallengeContext) -> None:
+    _store(challenge)
+    challenge.settings.min_provenance_verified = "replayed"
+    consensus = {(c.paper, c.key): c for c in claim_consensus(challenge)}
+    assert (consensus[("P1-full", "C1")].consensus, consensus[("P1-full", "C1")].level) == (
+        "verified", "attested")  # fmt: skip
+    assert consensus[("P1-full", "C2")].consensus == "inconclusive"
+    assert consensus[("P1-full", "C2")].below_minimum == "self-recorded"
+    assert consensus[("P1-full", "C2")].level is None
+    # bob's falsified now stands alone: falsified, with alice's uncounted verified shown
+    assert consensus[("P5-contested", "C1")].consensus == "falsified"
+    assert consensus[("P5-contested", "C1")].below_minimum == "self-recorded"
+    # a replayed inconclusive is no verified: nothing to show
+    assert consensus[("P5-contested", "C2")].below_minimum is None
+    assert consensus[("P7-nothing", "C1")].below_minimum is None
+
+    outcomes = {o.paper: o for o in paper_outcomes(challenge)}
+    p1 = outcomes["P1-full"]
+    assert (p1.verified, p1.verified_levels, p1.below_minimum) == (
+        1, {"attested": 1}, {"self-recorded": 1})  # fmt: skip
+    assert p1.status == "partially reproduced"
+    assert p1.describe_levels("replayed") == (
+        "1 verified: 1 attested; 1 verified only below the minimum (replayed), not counted: "
+        "1 self-recorded"
+    )
+    assert outcomes["P2-partial"].below_minimum == {"self-recorded": 1}
+    assert outcomes["P2-partial"].verified == 0
+    assert outcomes["P3-mixed"].verified_levels == {"replayed": 1}
+    assert outcomes["P10-override"].verified_levels == {"self-recorded": 1}
+
+    stats = compute_stats(challenge)
+    assert stats.min_provenance_verified == "replayed"
+    assert stats.verified_levels == {"attested": 1, "replayed": 1, "self-recorded": 1}
+    # P1-full/C2, P2-partial/C1, P5-contested/C1, P9-sameteam/C1
+    assert stats.below_minimum == {"self-recorded": 4}
+    # the full query gives the same as the derived tables
+    assert stats == compute_stats(challenge, reference=True)
+    assert paper_outcomes(challenge) == paper_outcomes(challenge, reference=True)
+    assert claim_consensus(challenge) == claim_consensus(challenge, reference=True)
+
+
+def test_hidden_papers_show_no_levels(challenge: ChallengeContext) -> None:
+    _store(challenge)
+    challenge.settings.min_provenance_verified = "replayed"
+    challenge.settings.verdict_window_hours = 24 * 365 * 100  # nothing is public yet
+    public = {o.paper: o for o in paper_outcomes(challenge, public=True)}
+    assert all(not o.verified_levels and not o.below_minimum for o in public.values())
+    stats = compute_stats(challenge, public=True)
+    assert (stats.verified_levels, stats.below_minimum) == ({}, {})
+    assert stats == compute_stats(challenge, public=True, reference=True)
