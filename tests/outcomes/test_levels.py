@@ -1,33 +1,22 @@
 """Verified claims by provenance level: how strong each "verified" is, and the verified verdicts
 that do not count because their level is below ``min_provenance_verified`` (shown, not counted).
 
-The store is :mod:`outcome_store` with three verdicts raised above ``self-recorded``: P1-full/C1
-``attested``, P3-mixed/C1 ``replayed``, P5-contested/C2 ``replayed`` (an inconclusive: its level
-never makes a claim verified).
+The store is :mod:`outcome_store` with three verdicts raised above ``self-recorded``
+(:func:`outcome_store.raise_levels`): P1-full/C1 ``attested``, P3-mixed/C1 ``replayed``,
+P5-contested/C2 ``replayed`` (an inconclusive: its level never makes a claim verified).
 """
 
 from __future__ import annotations
 
-from outcome_store import build_outcome_store
-from sqlalchemy import select
+from outcome_store import build_outcome_store, raise_levels
 
 from openrepro.challenge import ChallengeContext
 from openrepro.outcomes import claim_consensus, compute_stats, paper_outcomes
-from openrepro.store import Claim, Paper, Verdict
-
-RAISED = {("P1-full", "C1"): "attested", ("P3-mixed", "C1"): "replayed",
-          ("P5-contested", "C2"): "replayed"}  # fmt: skip
 
 
 def _store(ctx: ChallengeContext) -> None:
     build_outcome_store(ctx)
-    with ctx.store.session() as session:
-        for (venue_id, key), level in RAISED.items():
-            for verdict in session.scalars(
-                select(Verdict).join(Claim).join(Paper)
-                .where(Paper.venue_id == venue_id, Claim.key == key)
-            ):  # fmt: skip
-                verdict.provenance = level
+    raise_levels(ctx)
 
 
 def test_verified_claims_by_level_at_the_default_minimum(challenge: ChallengeContext) -> None:
