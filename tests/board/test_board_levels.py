@@ -36,6 +36,8 @@ def test_the_paper_page_shows_levels_and_what_does_not_count(board: TestClient) 
     assert 'class="v-inconclusive">inconclusive' in c2
     assert re.search(r'class="flag below-minimum" data-level="self-recorded"', c2)
     assert "verified on self-recorded, below replayed: not counted" in c2
+    # and alice's own cell says her verified is not counted
+    assert 'class="flag not-counted"' in c2 and 'class="flag not-counted"' not in c1
     # a paper with nothing verified and nothing below the minimum has no summary line
     assert 'id="levels"' not in board.get("/papers/P7-nothing").text
 

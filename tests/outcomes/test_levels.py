@@ -8,9 +8,17 @@ P5-contested/C2 ``replayed`` (an inconclusive: its level never makes a claim ver
 
 from __future__ import annotations
 
+import json
+
+import pytest
+from click.testing import Result
 from outcome_store import build_outcome_store, raise_levels
+from typer.testing import CliRunner
 
 from openrepro.challenge import ChallengeContext
+from openrepro.cli import app
+from openrepro.cli._common import console
+from openrepro.errors import NotFoundError
 from openrepro.outcomes import claim_consensus, compute_stats, paper_outcomes
 
 
@@ -91,3 +99,53 @@ def test_hidden_papers_show_no_levels(challenge: ChallengeContext) -> None:
     stats = compute_stats(challenge, public=True)
     assert (stats.verified_levels, stats.below_minimum) == ({}, {})
     assert stats == compute_stats(challenge, public=True, reference=True)
+
+
+def test_the_cli_carries_the_levels(
+    challenge: ChallengeContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _store(challenge)
+    monkeypatch.setenv("OPENREPRO_MIN_PROVENANCE_VERIFIED", "replayed")
+    base = ["--dir", str(challenge.settings.directory)]
+
+    def cli(*args: str) -> Result:
+        return CliRunner().invoke(app, [*base, *args])
+
+    done = cli("stats", "-f", "json")
+    assert done.exit_code == 0, done.output
+    data = json.loads(done.stdout)
+    assert data["min_provenance_verified"] == "replayed"
+    assert data["verified_levels"] == {"attested": 1, "replayed": 1, "self-recorded": 1}
+    assert data["below_minimum"] == {"self-recorded": 4}
+    assert "| self-recorded | 1 | 4 |" in cli("stats", "-f", "md").stdout
+    assert "4 verified only below the minimum (replayed)" in cli("stats").stdout
+
+    done = cli("stats", "--paper", "P2-partial", "--paper", "P1-full", "-f", "json")
+    assert done.exit_code == 0, done.output
+    rows = {r["paper"]: r for r in json.loads(done.stdout)}
+    assert rows["P1-full"]["verified_levels"] == {"attested": 1}
+    assert rows["P1-full"]["below_minimum"] == {"self-recorded": 1}
+    assert rows["P2-partial"]["status"] == "nothing established"
+    assert rows["P2-partial"]["below_minimum"] == {"self-recorded": 1}
+    monkeypatch.setattr(console, "_width", 250)  # one line per row: phrases stay whole
+    text = cli("stats", "--paper", "P1-full").stdout
+    assert "1 verified: 1 attested; 1 verified only below the minimum (replayed)" in text
+    missing = cli("stats", "--paper", "no-such-paper")
+    assert isinstance(missing.exception, NotFoundError) and "no-such-paper" in str(
+        missing.exception
+    )
+
+    # `status`: alice's own verified on P1-full/C2 is shown as not counted, and why
+    done = cli("status", "--as", "alice", "-f", "json")
+    assert done.exit_code == 0, done.output
+    report = json.loads(done.stdout)
+    assert report["min_provenance_verified"] == "replayed"
+    claims = {c["claim"]: c for b in report["logbooks"] for c in b["claims"]}
+    assert claims["P1-full/C2"]["below_minimum"] is True
+    assert claims["P1-full/C2"]["verdict"] == "inconclusive"
+    assert claims["P1-full/C1"]["below_minimum"] is False
+    table = cli("status", "--as", "alice").stdout
+    assert (
+        "inconclusive (judge: verified; self-recorded, below the minimum replayed: not "
+        "counted)" in table
+    )

@@ -15,14 +15,16 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
 from openrepro.challenge import ChallengeContext
+from openrepro.errors import NotFoundError
 from openrepro.outcomes import derived
 from openrepro.outcomes.consensus import CONSENSUS_SQL, LEVELS_SQL, OUTCOMES_SQL
 from openrepro.outcomes.current import current_verdicts_sql, hidden_papers, query_params, statement
 from openrepro.outcomes.records import ClaimConsensus, PaperOutcome, level_counts
+from openrepro.store import Paper
 
 __all__ = [
     "claim_consensus",
@@ -168,9 +170,24 @@ def consensus_values(
 
 def paper_outcomes(
     ctx: ChallengeContext, *, paper_ids: Sequence[int] | None = None, public: bool = False,
-    reference: bool = False,
+    reference: bool = False, venue_ids: Sequence[str] | None = None,
 ) -> list[PaperOutcome]:  # fmt: skip
-    """One row per paper of the venue (attempted or not) with its outcome flags."""
+    """One row per paper of the venue (attempted or not) with its outcome flags and its
+    verified claims per provenance level; only ``paper_ids`` (store ids) or ``venue_ids``
+    (an unknown venue id is a :class:`~openrepro.errors.NotFoundError`) when given."""
+    if venue_ids is not None:
+        with ctx.store.session() as session:
+            found = dict(
+                session.execute(
+                    select(Paper.venue_id, Paper.id).where(
+                        Paper.challenge_id == ctx.challenge_id, Paper.venue_id.in_(venue_ids)
+                    )
+                ).all()
+            )
+        missing = [v for v in venue_ids if v not in found]
+        if missing:
+            raise NotFoundError(f"no paper with id {', '.join(map(repr, missing))}")
+        paper_ids = [*(paper_ids or []), *(found[v] for v in venue_ids)]
     if reference:
         rows = _read(ctx, "," + OUTCOMES_SQL, public, paper_ids, reference)
     else:

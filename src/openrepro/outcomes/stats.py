@@ -255,8 +255,9 @@ def render_markdown(stats: Stats, *, credit_limit: int = 20) -> str:
 
 def render_tables(stats: Stats, *, credit_limit: int = 20) -> str:
     """The stats' Markdown tables: outcome rows, totals, consensus, verdicts and provenance,
-    author responses, and the first ``credit_limit`` participants by credit (none for 0). The
-    one rendering of these tables: `stats --format md` and the frozen dataset's card use it."""
+    verified claims per provenance level, author responses, and the first ``credit_limit``
+    participants by credit (none for 0). The one rendering of these tables: `stats --format md`
+    and the frozen dataset's card use it."""
     t = stats.totals
     lines = [
         "| Row | Papers | % of examined |",
@@ -292,6 +293,17 @@ def render_tables(stats: Stats, *, credit_limit: int = 20) -> str:
         v = values[i] if i < len(values) else ("", "")
         lv = levels[i] if i < len(levels) else ("", "")
         lines.append(f"| {v[0]} | {v[1]} | | {lv[0]} | {lv[1]} |")
+    lines += [
+        "",
+        f"Verified claims by provenance level: {stats.describe_levels()} (a verified counts "
+        f"from `{stats.min_provenance_verified}` up).",
+        "",
+        "| Provenance | Verified claims | Verified only below the minimum (not counted) |",
+        "|---|---:|---:|",
+    ]
+    for level in reversed(PROVENANCE_LEVELS):
+        lines.append(f"| {level} | {stats.verified_levels.get(level, 0)} "
+                     f"| {stats.below_minimum.get(level, 0)} |")  # fmt: skip
     if stats.author_responses:
         lines += ["", "| Author response | Findings |", "|---|---:|"]
         lines += [f"| {k} | {n} |" for k, n in stats.author_responses.items()]
