@@ -29,6 +29,7 @@ from openrepro.store import Paper
 __all__ = [
     "claim_consensus",
     "consensus_values",
+    "group_levels",
     "level_rows",
     "paper_outcomes",
     "run_many",
@@ -216,8 +217,14 @@ def level_rows(
     their strongest counted evidence, and its claims not counted verified whose verified
     verdicts are all below ``min_provenance_verified``, per the strongest such level
     (:data:`LEVELS_SQL` over the consensus). ``reference``: from the full query."""
+    return group_levels(_read(ctx, LEVELS_SQL, public, paper_ids, reference))
+
+
+def group_levels(rows: Sequence[Any]) -> dict[int, tuple[dict[str, int], dict[str, int]]]:
+    """The rows of :data:`LEVELS_SQL` (paper id, level, below_minimum, claims) per paper:
+    (verified claims per level, claims verified only below the minimum per level)."""
     out: dict[int, tuple[dict[str, int], dict[str, int]]] = {}
-    for paper_id, level, below, n in _read(ctx, LEVELS_SQL, public, paper_ids, reference):
+    for paper_id, level, below, n in rows:
         verified, below_counts = out.setdefault(int(paper_id), ({}, {}))
         if level is not None:
             verified[str(level)] = verified.get(str(level), 0) + int(n)

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from openrepro.challenge import ChallengeContext
 from openrepro.evidence import PROVENANCE_LEVELS
 from openrepro.outcomes import compute, derived
-from openrepro.outcomes.consensus import AGREES
+from openrepro.outcomes.consensus import AGREES, LEVELS_SQL
 from openrepro.outcomes.current import hidden_papers, query_params, statement
 from openrepro.outcomes.records import (
     CONSENSUS,
@@ -131,7 +131,7 @@ _CONSENSUS_COLUMNS = dict(zip(CONSENSUS, ("verified", "falsified", "contested", 
 
 
 def _derived_figures(session: Session, ctx: ChallengeContext, public: bool) -> list[list[Any]]:
-    """The five result sets of the reference tails, from the derived tables."""
+    """The six result sets of the reference tails, from the derived tables."""
     hidden = hidden_papers(ctx) if public else []
     shown = "AND paper_id NOT IN :hidden" if hidden else ""
     shown_case = shown  # the same condition inside CASE WHEN
@@ -149,6 +149,9 @@ def _derived_figures(session: Session, ctx: ChallengeContext, public: bool) -> l
                 _D_TOTALS_SQL, _D_CREDIT_SQL):  # fmt: skip
         stmt = statement(sql.format(shown=shown, sums=sums, shown_case=shown_case))
         out.append(list(session.execute(stmt, args).all()))
+    # verified claims per provenance level: the paper outcomes' statement over the consensus
+    levels = statement("WITH " + derived.derived_sql(bool(hidden)) + LEVELS_SQL)
+    out.append(list(session.execute(levels, args).all()))
     consensus_sums = out[1][0]
     out[1] = [
         (name, int(n or 0)) for name, n in zip(_CONSENSUS_COLUMNS, consensus_sums, strict=True)
@@ -181,11 +184,11 @@ def compute_stats(ctx: ChallengeContext, *, public: bool = False, reference: boo
     with ctx.store.session() as session:
         if reference:
             tails = [_ROWS_SQL + _ROWS_SELECT, _CONSENSUS_COUNTS_SQL, _VERDICT_COUNTS_SQL,
-                     _TOTALS_SQL, _CREDIT_SQL]  # fmt: skip
+                     _TOTALS_SQL, _CREDIT_SQL, LEVELS_SQL]  # fmt: skip
             figures = compute.run_many(session, ctx, tails, public, reference=True)
         else:
             figures = _derived_figures(session, ctx, public)
-        rows_out, consensus_rows, verdict_rows, totals_out, credit_rows = figures
+        rows_out, consensus_rows, verdict_rows, totals_out, credit_rows, level_rows = figures
         counts = [int(x or 0) for x in rows_out[0]]
         totals_row = totals_out[0]
         participants = session.scalar(
@@ -217,7 +220,7 @@ def compute_stats(ctx: ChallengeContext, *, public: bool = False, reference: boo
     credit.sort(key=lambda c: (-c.credit, -c.verified, -c.logbooks, c.handle))
     verified_levels: dict[str, int] = {}
     below_minimum: dict[str, int] = {}
-    for per_level, below in compute.level_rows(ctx, public=public, reference=reference).values():
+    for per_level, below in compute.group_levels(level_rows).values():
         for total, part in ((verified_levels, per_level), (below_minimum, below)):
             for level, n in part.items():
                 total[level] = total.get(level, 0) + n
