@@ -222,14 +222,17 @@ def level_rows(
 
 def group_levels(rows: Sequence[Any]) -> dict[int, tuple[dict[str, int], dict[str, int]]]:
     """The rows of :data:`LEVELS_SQL` (paper id, level, below_minimum, claims) per paper:
-    (verified claims per level, claims verified only below the minimum per level)."""
+    (verified claims per level, claims verified only below the minimum per level). A claim has
+    a ``level`` or a ``below_minimum``, never both, so each (paper, level) is one row."""
     out: dict[int, tuple[dict[str, int], dict[str, int]]] = {}
     for paper_id, level, below, n in rows:
-        verified, below_counts = out.setdefault(int(paper_id), ({}, {}))
+        entry = out.get(paper_id)
+        if entry is None:
+            entry = out[paper_id] = ({}, {})
         if level is not None:
-            verified[str(level)] = verified.get(str(level), 0) + int(n)
-        elif below is not None:
-            below_counts[str(below)] = below_counts.get(str(below), 0) + int(n)
+            entry[0][level] = int(n)
+        else:
+            entry[1][below] = int(n)
     return out
 
 

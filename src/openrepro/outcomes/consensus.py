@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from openrepro.vocabulary import PROVENANCE_LEVELS
 
-__all__ = ["AGREES", "CONSENSUS_SQL", "LEVELS_SQL", "OUTCOMES_SQL"]
+__all__ = ["AGREES", "CONSENSUS_SQL", "LEVELS_SQL", "LEVEL_TOTALS_SQL", "OUTCOMES_SQL"]
 
 
 def _rank(column: str) -> str:
@@ -118,6 +118,12 @@ LEVELS_SQL = """
     SELECT paper_id, level, below_minimum, COUNT(*) FROM consensus
     WHERE level IS NOT NULL OR below_minimum IS NOT NULL
     GROUP BY paper_id, level, below_minimum"""
+
+#: :data:`LEVELS_SQL` over every paper at once: claims per (``level``, ``below_minimum``).
+LEVEL_TOTALS_SQL = """
+    SELECT level, below_minimum, COUNT(*) FROM consensus
+    WHERE level IS NOT NULL OR below_minimum IS NOT NULL
+    GROUP BY level, below_minimum"""
 
 #: A current verdict ``e`` that earns credit: it agrees with its claim's consensus ``k``
 #: (``{value}``: verified or falsified) on evidence stronger than testimony.

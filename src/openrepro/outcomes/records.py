@@ -177,6 +177,8 @@ class Stats(BaseModel):
 
 def level_counts(counts: dict[str, int]) -> dict[str, int]:
     """The non-zero counts per provenance level, strongest level first."""
+    if not counts:
+        return {}
     return {lv: counts[lv] for lv in reversed(PROVENANCE_LEVELS) if counts.get(lv)}
 
 

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from openrepro.challenge import ChallengeContext
 from openrepro.evidence import PROVENANCE_LEVELS
 from openrepro.outcomes import compute, derived
-from openrepro.outcomes.consensus import AGREES, LEVELS_SQL
+from openrepro.outcomes.consensus import AGREES, LEVEL_TOTALS_SQL
 from openrepro.outcomes.current import hidden_papers, query_params, statement
 from openrepro.outcomes.records import (
     CONSENSUS,
@@ -150,7 +150,7 @@ def _derived_figures(session: Session, ctx: ChallengeContext, public: bool) -> l
         stmt = statement(sql.format(shown=shown, sums=sums, shown_case=shown_case))
         out.append(list(session.execute(stmt, args).all()))
     # verified claims per provenance level: the paper outcomes' statement over the consensus
-    levels = statement("WITH " + derived.derived_sql(bool(hidden)) + LEVELS_SQL)
+    levels = statement("WITH " + derived.derived_sql(bool(hidden)) + LEVEL_TOTALS_SQL)
     out.append(list(session.execute(levels, args).all()))
     consensus_sums = out[1][0]
     out[1] = [
@@ -184,7 +184,7 @@ def compute_stats(ctx: ChallengeContext, *, public: bool = False, reference: boo
     with ctx.store.session() as session:
         if reference:
             tails = [_ROWS_SQL + _ROWS_SELECT, _CONSENSUS_COUNTS_SQL, _VERDICT_COUNTS_SQL,
-                     _TOTALS_SQL, _CREDIT_SQL, LEVELS_SQL]  # fmt: skip
+                     _TOTALS_SQL, _CREDIT_SQL, LEVEL_TOTALS_SQL]  # fmt: skip
             figures = compute.run_many(session, ctx, tails, public, reference=True)
         else:
             figures = _derived_figures(session, ctx, public)
@@ -220,10 +220,11 @@ def compute_stats(ctx: ChallengeContext, *, public: bool = False, reference: boo
     credit.sort(key=lambda c: (-c.credit, -c.verified, -c.logbooks, c.handle))
     verified_levels: dict[str, int] = {}
     below_minimum: dict[str, int] = {}
-    for per_level, below in compute.group_levels(level_rows).values():
-        for total, part in ((verified_levels, per_level), (below_minimum, below)):
-            for level, n in part.items():
-                total[level] = total.get(level, 0) + n
+    for level, below, n in level_rows:
+        if level is not None:
+            verified_levels[level] = int(n)
+        else:
+            below_minimum[below] = int(n)
     return Stats(
         author_responses=author_response_counts(ctx),
         challenge=name or ctx.settings.name,
