@@ -38,6 +38,12 @@ def test_the_paper_page_shows_levels_and_what_does_not_count(board: TestClient) 
     assert "verified on self-recorded, below replayed: not counted" in c2
     # and alice's own cell says her verified is not counted
     assert 'class="flag not-counted"' in c2 and 'class="flag not-counted"' not in c1
+    # alice's logbook and participant pages say so too (her C2), and only there
+    (book,) = [b["id"] for b in board.get("/api/v1/papers/P1-full").json()["logbooks"]]
+    assert board.get(f"/logbooks/{book}").text.count('class="flag not-counted"') == 1
+    # P1-full/C2, P2-partial/C1 is bob's, P5-contested/C1: two of alice's
+    assert board.get("/participants/alice").text.count('class="flag not-counted"') == 2
+    assert board.get("/participants/carol").text.count('class="flag not-counted"') == 0
     # a paper with nothing verified and nothing below the minimum has no summary line
     assert 'id="levels"' not in board.get("/papers/P7-nothing").text
 
