@@ -11,8 +11,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from alembic import command
 from click.testing import Result
 from outcome_store import build_outcome_store, raise_levels
+from sqlalchemy import text
 from typer.testing import CliRunner
 
 from openrepro.challenge import ChallengeContext
@@ -20,6 +22,8 @@ from openrepro.cli import app
 from openrepro.cli._common import console
 from openrepro.errors import NotFoundError
 from openrepro.outcomes import claim_consensus, compute_stats, paper_outcomes
+from openrepro.outcomes.derived import is_fresh
+from openrepro.store.db import _alembic_config
 
 
 def _store(ctx: ChallengeContext) -> None:
@@ -149,3 +153,22 @@ def test_the_cli_carries_the_levels(
         "inconclusive (judge: verified; self-recorded, below the minimum replayed: not "
         "counted)" in table
     )
+
+
+def test_upgrade_to_0013_rebuilds_the_derived_rows(challenge: ChallengeContext) -> None:
+    """Derived rows built before migration 0013 (no levels) are rebuilt on the next read."""
+    _store(challenge)
+    challenge.settings.min_provenance_verified = "replayed"
+    expected = compute_stats(challenge)  # builds the derived rows at head
+    cfg = _alembic_config()
+    with challenge.store.engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0012")
+    with challenge.store.engine.begin() as conn:  # as 0012's code left it: built, fresh
+        assert conn.execute(text("SELECT accepted FROM outcome_state")).scalar()
+    challenge.store.upgrade()
+    with challenge.store.session() as session:
+        assert not is_fresh(session, challenge)
+    stats = compute_stats(challenge)
+    assert stats.below_minimum == {"self-recorded": 4}
+    assert stats == expected
