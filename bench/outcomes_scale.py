@@ -162,8 +162,8 @@ def duckdb_stats(ctx: ChallengeContext) -> tuple[float, list[Any]]:
             "papers": "id, challenge_id, venue_id",
             "claims": "id, paper_id, key, status",
             "logbooks": "id, paper_id, participant_id",
-            "participants": "id, handle, team, team_confirmed",
-            "verdicts": "id, logbook_id, claim_id, verdict, provenance",
+            "participants": "id, handle, team, team_confirmed, identity_source",
+            "verdicts": "id, logbook_id, claim_id, verdict, provenance, provisional",
             "verdict_edits": "id, verdict_id, new_value",
         }.items():
             rows = src.execute(text(f"SELECT {cols} FROM {table}")).all()
@@ -175,8 +175,8 @@ def duckdb_stats(ctx: ChallengeContext) -> tuple[float, list[Any]]:
         "WITH " + current_verdicts_sql(False) + "," + CONSENSUS_SQL.format(paper_filter="")
         + _ROWS_SQL + _ROWS_SELECT
     ).replace(":challenge", str(ctx.challenge_id)).replace(
-        "IN :accepted", "IN ('self-recorded', 'replayed', 'attested')"
-    )  # fmt: skip
+        "IN :accepted", "IN ('self-recorded', 'reviewed', 'replayed', 'attested')"
+    ).replace(":open_registration", "0")  # fmt: skip
     return timed(lambda: con.execute(sql).fetchall())
 
 

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from sqlalchemy import select
+
 from openrepro.challenge import ChallengeContext
 from openrepro.store import Claim, Logbook, Paper, Participant, Verdict, VerdictEdit
 
-__all__ = ["EXPECTED", "EXPECTED_CREDIT", "build_outcome_store"]
+__all__ = ["EXPECTED", "EXPECTED_CREDIT", "RAISED", "build_outcome_store", "raise_levels"]
 
 # paper -> claims -> [(participant, verdict)]; "!" marks an older revision that must be ignored.
 SCENARIO: dict[str, dict[str, list[tuple[str, str]]]] = {
@@ -124,3 +126,20 @@ def build_outcome_store(ctx: ChallengeContext) -> dict[str, int]:
         session.add(VerdictEdit(verdict_id=target.id, old_value="falsified", new_value="verified",
                                 editor="organizer", reason="re-derived by hand"))  # fmt: skip
     return ids
+
+
+#: Verdicts raised above ``self-recorded`` by :func:`raise_levels`: (paper, claim) -> level.
+#: P5-contested/C2 is an inconclusive: its level never makes a claim verified.
+RAISED = {("P1-full", "C1"): "attested", ("P3-mixed", "C1"): "replayed",
+          ("P5-contested", "C2"): "replayed"}  # fmt: skip
+
+
+def raise_levels(ctx: ChallengeContext) -> None:
+    """Give the verdicts of :data:`RAISED` their stronger provenance level."""
+    with ctx.store.session() as session:
+        for (venue_id, key), level in RAISED.items():
+            for verdict in session.scalars(
+                select(Verdict).join(Claim).join(Paper)
+                .where(Paper.venue_id == venue_id, Claim.key == key)
+            ):  # fmt: skip
+                verdict.provenance = level

@@ -218,7 +218,9 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
 
     @router.get("/papers/{venue_id:path}", tags=["papers"])
     def paper(venue_id: str, who: Actor = who_dep) -> dict[str, Any]:
-        """A paper with its claims, their consensus, its logbooks and current verdicts."""
+        """A paper with its claims, their consensus, its outcome record (verified claims per
+        provenance level, and those verified only below ``min_provenance_verified``, not
+        counted), its logbooks and current verdicts."""
         found = paper_data(ctx, venue_id, recheck=data.recheck() if data is not None else None)
         verdicts = [v.model_dump(mode="json") for c in found.cells.values() for v in c.values()]
         if who.is_organizer and not verdicts:
@@ -230,6 +232,15 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
             "outcome": found.outcome.status,
             "claims": [c.model_dump(mode="json") for c in found.claims],
             "consensus": {k: v.consensus for k, v in found.consensus.items()},
+            # how strong each verified is: the paper's outcome record (with its verified claims
+            # per provenance level and those verified only below the minimum, not counted)
+            "outcome_record": found.outcome.model_dump(mode="json"),
+            "min_provenance_verified": ctx.settings.min_provenance_verified,
+            "levels": {
+                k: {"level": v.level, "below_minimum": v.below_minimum}
+                for k, v in found.consensus.items()
+                if v.level or v.below_minimum
+            },
             "logbooks": [b.model_dump(mode="json") for b in found.logbooks],
             "verdicts": verdicts,
         }

@@ -119,6 +119,9 @@ class VerdictCell(BaseModel):
     check_words: str = ""
     #: the claim's state on the re-check queue ("" when it is not queued; see openrepro.recheck)
     recheck: str = ""
+    #: the judge's verified counts as inconclusive only because its provenance is below the
+    #: challenge's min_provenance_verified (shown, not counted)
+    below_minimum: bool = False
 
 
 def verdict_key(cell: VerdictCell) -> tuple[str, int, str]:
@@ -162,7 +165,8 @@ def verdict_cells(
         """
     SELECT eff.verdict_id, eff.claim_id, c.key, p.venue_id, eff.logbook_id, pt.handle, pt.team,
            l.revision, eff.value, v.verdict, eff.provenance, v.flags, v.rationale, v.evidence,
-           v.judge_model, e.editor, e.reason, e.source, v.created_at, v.details, c."check"
+           v.judge_model, e.editor, e.reason, e.source, v.created_at, v.details, c."check",
+           eff.below_minimum
     FROM eff
     JOIN verdicts v ON v.id = eff.verdict_id
     JOIN claims c ON c.id = eff.claim_id
@@ -207,6 +211,7 @@ def verdict_cells(
             created_at=r[18],
             details=_json(r[19]) or {},
             check_words=words[r[1]],
+            below_minimum=bool(r[21]),
         )
         for r in rows
     ]

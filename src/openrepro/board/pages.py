@@ -24,6 +24,7 @@ from openrepro.challenge import ChallengeContext
 from openrepro.claims.proposals import ProposalView, list_proposals
 from openrepro.outcomes import Stats
 from openrepro.papers.records import PaperDetail
+from openrepro.vocabulary import PROVENANCE_LEVELS
 
 __all__ = [
     "BOARD_CSP",
@@ -218,5 +219,7 @@ class Renderer:
     def render(self, template: str, url: UrlFor, *, static: bool, **values: Any) -> str:
         return self.env.get_template(template).render(
             url=url, static=static, csp=BOARD_CSP, challenge_title=self.title,
-            has_recheck=self.has_recheck, filters=PAPER_FILTERS, **values,
+            has_recheck=self.has_recheck, filters=PAPER_FILTERS,
+            min_provenance=self.ctx.settings.min_provenance_verified,
+            levels=tuple(reversed(PROVENANCE_LEVELS)), **values,
         )  # fmt: skip

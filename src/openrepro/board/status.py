@@ -34,7 +34,9 @@ def participant_status(ctx: ChallengeContext, handle: str) -> ParticipantStatus:
         for cell in verdict_cells(ctx, participant_id=person.id, public=False)
     }
     queued = {entry.claim: entry.status for entry in recheck_queue(ctx)} if cells else {}
-    out = ParticipantStatus(handle=person.handle)
+    out = ParticipantStatus(
+        handle=person.handle, min_provenance_verified=ctx.settings.min_provenance_verified
+    )
     if open_registration(ctx) and not person.identity_source and not person.team_confirmed:
         out.counted = False
         out.note = ("self-registered under open registration: your verdicts are shown but "
@@ -51,6 +53,7 @@ def participant_status(ctx: ChallengeContext, handle: str) -> ParticipantStatus:
                 provenance=cell.provenance if cell else "",
                 flags=cell.flags if cell else [], rationale=cell.rationale if cell else "",
                 recheck=queued.get(bound.claim),
+                below_minimum=cell.below_minimum if cell else False,
             ))  # fmt: skip
         out.logbooks.append(LogbookStatus(
             logbook_id=row.id, paper=row.venue_id, title=row.title, revision=row.revision,

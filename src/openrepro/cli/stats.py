@@ -9,9 +9,16 @@ from rich.markup import escape
 from rich.table import Table
 
 from openrepro.cli._common import console, open_from, print_json
-from openrepro.outcomes import Stats, compute_stats, rebuild_derived, render_markdown
+from openrepro.outcomes import (
+    PaperOutcome,
+    Stats,
+    compute_stats,
+    paper_outcomes,
+    rebuild_derived,
+    render_markdown,
+)
 
-__all__ = ["print_stats", "stats"]
+__all__ = ["print_paper_outcomes", "print_stats", "stats"]
 
 
 class StatsFormat(StrEnum):
@@ -38,6 +45,10 @@ def print_stats(stats: Stats) -> None:
     )
     console.print("consensus: " + ", ".join(f"{k} {n}" for k, n in stats.consensus.items()))
     console.print("provenance: " + ", ".join(f"{k} {n}" for k, n in stats.provenance.items()))
+    console.print(
+        f"verified claims by provenance: {stats.describe_levels()} (a verified counts from "
+        f"{stats.min_provenance_verified} up)"
+    )
     if stats.author_responses:
         console.print(
             "author responses: " + ", ".join(f"{k} {n}" for k, n in stats.author_responses.items())
@@ -52,6 +63,15 @@ def print_stats(stats: Stats) -> None:
         console.print(credit)
 
 
+def print_paper_outcomes(outcomes: list[PaperOutcome], minimum: str) -> None:
+    table = Table(title="Paper outcomes")
+    for col in ("Paper", "Status", "Claims", "Verified claims by provenance"):
+        table.add_column(col, justify="right" if col == "Claims" else "left", overflow="fold")
+    for o in outcomes:
+        table.add_row(escape(o.paper), o.status, str(o.claims), o.describe_levels(minimum))
+    console.print(table)
+
+
 def stats(
     ctx: typer.Context,
     fmt: StatsFormat = typer.Option(
@@ -63,12 +83,35 @@ def stats(
     rebuild: bool = typer.Option(
         False, "--rebuild", help="First rebuild the derived outcome tables from the full query."
     ),
+    papers: list[str] = typer.Option(
+        [],
+        "--paper",
+        help="Instead: these papers' outcome records (venue ids; repeatable), "
+        "with their verified claims per provenance level.",
+    ),
 ) -> None:
     """The seeds' outcome table (count and % of examined papers), totals, claim consensus,
-    verdicts per provenance level, and per-participant credit."""
+    verdicts per provenance level, verified claims per provenance level (and those verified
+    only below min_provenance_verified, not counted), and per-participant credit."""
     challenge = open_from(ctx)
     if rebuild:
         rebuild_derived(challenge)
+    if papers:
+        outcomes = paper_outcomes(challenge, venue_ids=papers, public=public)
+        minimum = challenge.settings.min_provenance_verified
+        if fmt is StatsFormat.json:
+            print_json([{**o.model_dump(), "status": o.status} for o in outcomes])
+        elif fmt is StatsFormat.md:
+            typer.echo(
+                "| Paper | Status | Claims | Verified claims by provenance |\n|---|---|---:|---|"
+            )
+            for o in outcomes:
+                typer.echo(
+                    f"| {o.paper} | {o.status} | {o.claims} | {o.describe_levels(minimum)} |"
+                )
+        else:
+            print_paper_outcomes(outcomes, minimum)
+        return
     result = compute_stats(challenge, public=public)
     if fmt is StatsFormat.json:
         print_json(result)

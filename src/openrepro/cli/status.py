@@ -83,8 +83,16 @@ def render_status(report: ParticipantStatus) -> None:
             table.add_column(column, overflow="fold")
         for claim in book.claims:
             verdict = claim.verdict or "not judged yet"
+            notes = []
             if claim.verdict and claim.judge_value and claim.judge_value != claim.verdict:
-                verdict += f" (judge: {claim.judge_value})"
+                notes.append(f"judge: {claim.judge_value}")
+            if claim.below_minimum:  # how strong the evidence is, and why it does not count
+                notes.append(f"{claim.provenance}, below the minimum "
+                             f"{report.min_provenance_verified or '?'}: not counted")  # fmt: skip
+            elif claim.verdict == "verified" and claim.provenance:
+                notes.append(claim.provenance)
+            if notes:
+                verdict += f" ({'; '.join(notes)})"
             if claim.flags:
                 verdict += f" [{', '.join(claim.flags)}]"
             bound = "; ".join(

@@ -226,6 +226,18 @@ _CONSENSUS = TableSpec(
         _c("toy", _INT, "Independent groups with toy evidence only."),
         _c("inconclusive", _INT, "Independent groups that established nothing."),
         _c("overridden", _INT, "Verdicts whose value an organizer edit or a re-check changed."),
+        _c(
+            "level",
+            _STR,
+            "A verified claim: the strongest provenance level among the verified verdicts that "
+            "count it (testimony < self-recorded < reviewed < replayed < attested); else null.",
+        ),
+        _c(
+            "below_minimum",
+            _STR,
+            "A claim not verified: the strongest level of its verdicts the judge found verified "
+            "on evidence below min_provenance_verified (shown, not counted); else null.",
+        ),
     ),
     "paper_id, claim_id",
 )
@@ -256,6 +268,19 @@ _OUTCOMES = TableSpec(
         _c("contested_any", _BOOL, "At least one contested claim."),
         _c("toy_only_paper", _BOOL, "Only toy evidence."),
         _c("nothing_established", _BOOL, "Only inconclusive."),
+        _c(
+            "verified_levels",
+            _STR,
+            "Verified claims per provenance level of their strongest counted evidence (JSON).",
+            json=True,
+        ),
+        _c(
+            "below_minimum",
+            _STR,
+            "Claims not counted verified whose verified verdicts all rest on evidence below "
+            "min_provenance_verified, per the strongest such level (JSON).",
+            json=True,
+        ),
     ),
     "paper_id",
 )

@@ -15,18 +15,22 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
 from openrepro.challenge import ChallengeContext
+from openrepro.errors import NotFoundError
 from openrepro.outcomes import derived
-from openrepro.outcomes.consensus import CONSENSUS_SQL, OUTCOMES_SQL
+from openrepro.outcomes.consensus import CONSENSUS_SQL, LEVELS_SQL, OUTCOMES_SQL
 from openrepro.outcomes.current import current_verdicts_sql, hidden_papers, query_params, statement
-from openrepro.outcomes.records import ClaimConsensus, PaperOutcome
+from openrepro.outcomes.records import ClaimConsensus, PaperOutcome, level_counts
+from openrepro.store import Paper
 
 __all__ = [
     "claim_consensus",
     "consensus_values",
+    "group_levels",
+    "level_rows",
     "paper_outcomes",
     "run_many",
     "run_sql",
@@ -141,14 +145,15 @@ def claim_consensus(
     """Consensus of every active claim (of the given papers), ordered by paper then claim.
     ``reference``: from the full query rather than the derived tables (same answer)."""
     tail = """
-    SELECT claim_id, paper_id, venue_id, key, consensus, logbooks, nv, nf, nt, ni, edited
+    SELECT claim_id, paper_id, venue_id, key, consensus, logbooks, nv, nf, nt, ni, edited,
+           level, below_minimum
     FROM consensus ORDER BY paper_id, claim_id"""
     rows = _read(ctx, tail, public, paper_ids, reference)
     return [
         ClaimConsensus(
             claim_id=r[0], paper_id=r[1], paper=r[2], key=r[3], consensus=r[4],
             logbooks=int(r[5]), verified=int(r[6]), falsified=int(r[7]), toy=int(r[8]),
-            inconclusive=int(r[9]), overridden=int(r[10]),
+            inconclusive=int(r[9]), overridden=int(r[10]), level=r[11], below_minimum=r[12],
         )
         for r in rows
     ]  # fmt: skip
@@ -166,9 +171,24 @@ def consensus_values(
 
 def paper_outcomes(
     ctx: ChallengeContext, *, paper_ids: Sequence[int] | None = None, public: bool = False,
-    reference: bool = False,
+    reference: bool = False, venue_ids: Sequence[str] | None = None,
 ) -> list[PaperOutcome]:  # fmt: skip
-    """One row per paper of the venue (attempted or not) with its outcome flags."""
+    """One row per paper of the venue (attempted or not) with its outcome flags and its
+    verified claims per provenance level; only ``paper_ids`` (store ids) or ``venue_ids``
+    (an unknown venue id is a :class:`~openrepro.errors.NotFoundError`) when given."""
+    if venue_ids is not None:
+        with ctx.store.session() as session:
+            found = dict(
+                session.execute(
+                    select(Paper.venue_id, Paper.id).where(
+                        Paper.challenge_id == ctx.challenge_id, Paper.venue_id.in_(venue_ids)
+                    )
+                ).all()
+            )
+        missing = [v for v in venue_ids if v not in found]
+        if missing:
+            raise NotFoundError(f"no paper with id {', '.join(map(repr, missing))}")
+        paper_ids = [*(paper_ids or []), *(found[v] for v in venue_ids)]
     if reference:
         rows = _read(ctx, "," + OUTCOMES_SQL, public, paper_ids, reference)
     else:
@@ -181,7 +201,39 @@ def paper_outcomes(
                     query_params(ctx, hidden, paper_ids),
                 ).all()
             )
-    return [_outcome(r) for r in rows]
+    levels = level_rows(ctx, paper_ids=paper_ids, public=public, reference=reference)
+    out = [_outcome(r) for r in rows]
+    for o in out:
+        verified, below = levels.get(o.paper_id, ({}, {}))
+        o.verified_levels, o.below_minimum = level_counts(verified), level_counts(below)
+    return out
+
+
+def level_rows(
+    ctx: ChallengeContext, *, paper_ids: Sequence[int] | None = None, public: bool = False,
+    reference: bool = False,
+) -> dict[int, tuple[dict[str, int], dict[str, int]]]:  # fmt: skip
+    """Per paper (of the given papers) with any: its verified claims per provenance level of
+    their strongest counted evidence, and its claims not counted verified whose verified
+    verdicts are all below ``min_provenance_verified``, per the strongest such level
+    (:data:`LEVELS_SQL` over the consensus). ``reference``: from the full query."""
+    return group_levels(_read(ctx, LEVELS_SQL, public, paper_ids, reference))
+
+
+def group_levels(rows: Sequence[Any]) -> dict[int, tuple[dict[str, int], dict[str, int]]]:
+    """The rows of :data:`LEVELS_SQL` (paper id, level, below_minimum, claims) per paper:
+    (verified claims per level, claims verified only below the minimum per level). A claim has
+    a ``level`` or a ``below_minimum``, never both, so each (paper, level) is one row."""
+    out: dict[int, tuple[dict[str, int], dict[str, int]]] = {}
+    for paper_id, level, below, n in rows:
+        entry = out.get(paper_id)
+        if entry is None:
+            entry = out[paper_id] = ({}, {})
+        if level is not None:
+            entry[0][level] = int(n)
+        else:
+            entry[1][below] = int(n)
+    return out
 
 
 def _outcome(r: Any) -> PaperOutcome:

@@ -13,17 +13,38 @@ derived tables' refresh (:mod:`openrepro.outcomes.derived`) both use it, and
 
 from __future__ import annotations
 
-__all__ = ["AGREES", "CONSENSUS_SQL", "OUTCOMES_SQL"]
+from openrepro.vocabulary import PROVENANCE_LEVELS
+
+__all__ = ["AGREES", "CONSENSUS_SQL", "LEVELS_SQL", "LEVEL_TOTALS_SQL", "OUTCOMES_SQL"]
+
+
+def _rank(column: str) -> str:
+    """A provenance level as its rank (0 for ``testimony``), so ``MAX`` picks the strongest."""
+    whens = " ".join(f"WHEN '{level}' THEN {i}" for i, level in enumerate(PROVENANCE_LEVELS))
+    return f"CASE {column} {whens} END"
+
+
+def _level(rank: str) -> str:
+    """A rank back to its provenance level (NULL stays NULL)."""
+    whens = " ".join(f"WHEN {i} THEN '{level}'" for i, level in enumerate(PROVENANCE_LEVELS))
+    return f"CASE {rank} {whens} END"
+
 
 #: ``team``, ``per_claim`` and ``consensus``: one ``consensus`` row per active claim of
-#: challenge ``:challenge`` with its value and counts (nv, nf, nt, ni: independent groups).
-CONSENSUS_SQL = """
+#: challenge ``:challenge`` with its value and counts (nv, nf, nt, ni: independent groups),
+#: ``level``: for a verified claim, the strongest provenance level among the verified verdicts
+#: of the groups that count it verified (how strong its "verified" is), and ``below_minimum``:
+#: for any other claim, the strongest level among its verdicts the judge found verified on
+#: evidence below ``min_provenance_verified`` (``eff.below_minimum``): shown, not counted.
+CONSENSUS_SQL = f"""
     team AS (
         SELECT claim_id, grp,
                MAX(CASE WHEN value = 'verified' THEN 1 ELSE 0 END) AS v,
                MAX(CASE WHEN value = 'falsified' THEN 1 ELSE 0 END) AS f,
                MAX(CASE WHEN value = 'toy' THEN 1 ELSE 0 END) AS t,
-               COUNT(*) AS n, SUM(edited) AS edited
+               COUNT(*) AS n, SUM(edited) AS edited,
+               MAX(CASE WHEN value = 'verified' THEN {_rank("provenance")} END) AS lv,
+               MAX(CASE WHEN below_minimum = 1 THEN {_rank("provenance")} END) AS lb
         FROM eff GROUP BY claim_id, grp
     ),
     per_claim AS (
@@ -33,7 +54,8 @@ CONSENSUS_SQL = """
                SUM(CASE WHEN t = 1 AND v = 0 AND f = 0 THEN 1 ELSE 0 END) AS nt,
                SUM(CASE WHEN v = 0 AND f = 0 AND t = 0 THEN 1 ELSE 0 END)
                  + SUM(CASE WHEN v = 1 AND f = 1 THEN 1 ELSE 0 END) AS ni,
-               SUM(n) AS logbooks, SUM(edited) AS edited
+               SUM(n) AS logbooks, SUM(edited) AS edited,
+               MAX(CASE WHEN v = 1 AND f = 0 THEN lv END) AS lv, MAX(lb) AS lb
         FROM team GROUP BY claim_id
     ),
     consensus AS (
@@ -48,11 +70,14 @@ CONSENSUS_SQL = """
                END AS consensus,
                COALESCE(pc.logbooks, 0) AS logbooks, COALESCE(pc.nv, 0) AS nv,
                COALESCE(pc.nf, 0) AS nf, COALESCE(pc.nt, 0) AS nt, COALESCE(pc.ni, 0) AS ni,
-               COALESCE(pc.edited, 0) AS edited
+               COALESCE(pc.edited, 0) AS edited,
+               CASE WHEN pc.nv > 0 AND pc.nf = 0 THEN {_level("pc.lv")} END AS level,
+               CASE WHEN NOT (pc.nv > 0 AND pc.nf = 0) THEN {_level("pc.lb")} END
+                 AS below_minimum
         FROM claims c
         JOIN papers p ON p.id = c.paper_id
         LEFT JOIN per_claim pc ON pc.claim_id = c.id
-        WHERE p.challenge_id = :challenge AND c.status = 'active' {paper_filter}
+        WHERE p.challenge_id = :challenge AND c.status = 'active' {{paper_filter}}
     )"""
 
 #: After ``consensus``: one row per paper of the challenge (attempted or not) with its counts of
@@ -85,6 +110,20 @@ OUTCOMES_SQL = """
     LEFT JOIN books b ON b.paper_id = p.id
     WHERE p.challenge_id = :challenge {paper_filter}
     ORDER BY p.id"""
+
+#: After ``consensus``: claims per (paper, ``level``, ``below_minimum``), for the claims with
+#: either (verified claims by the strength of their evidence, and claims whose verified verdicts
+#: all rest on evidence below the minimum).
+LEVELS_SQL = """
+    SELECT paper_id, level, below_minimum, COUNT(*) FROM consensus
+    WHERE level IS NOT NULL OR below_minimum IS NOT NULL
+    GROUP BY paper_id, level, below_minimum"""
+
+#: :data:`LEVELS_SQL` over every paper at once: claims per (``level``, ``below_minimum``).
+LEVEL_TOTALS_SQL = """
+    SELECT level, below_minimum, COUNT(*) FROM consensus
+    WHERE level IS NOT NULL OR below_minimum IS NOT NULL
+    GROUP BY level, below_minimum"""
 
 #: A current verdict ``e`` that earns credit: it agrees with its claim's consensus ``k``
 #: (``{value}``: verified or falsified) on evidence stronger than testimony.

@@ -31,7 +31,7 @@ from here: :func:`current_verdicts_sql` for statements written in SQL over ``eff
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -64,9 +64,30 @@ def accepted_levels(minimum: str) -> list[str]:
     return list(PROVENANCE_LEVELS[PROVENANCE_LEVELS.index(minimum) :])
 
 
+#: The rules of the effective value, in order: (name, condition, value). The first whose
+#: condition holds gives the value; else the judge's own (``v.verdict``).
+_VALUE_RULES: tuple[tuple[str, str, str], ...] = (
+    ("edit", "e.id IS NOT NULL", "e.new_value"),
+    ("unvouched", "(:open_registration = 1 AND pt.identity_source = ''"
+     " AND NOT (pt.team IS NOT NULL AND pt.team_confirmed))", "'inconclusive'"),
+    ("provisional", "v.provisional", "'inconclusive'"),
+    ("level", "(v.verdict = 'verified' AND v.provenance NOT IN :accepted)", "'inconclusive'"),
+)  # fmt: skip
+
+
+def _case(pick: Callable[[str, str], str], otherwise: str) -> str:
+    """One ``CASE`` over :data:`_VALUE_RULES`, each rule's result chosen by ``pick(name,
+    value)``: the effective value, or ``below_minimum`` (1 where the provenance rule decides:
+    a ``verified`` not counted only because its level is below the minimum)."""
+    whens = " ".join(f"WHEN {cond} THEN {pick(name, value)}" for name, cond, value in _VALUE_RULES)
+    return f"CASE {whens} ELSE {otherwise} END"
+
+
 def current_verdicts_sql(hide: bool, restrict: str = "") -> str:
     """Common table expressions ending in ``eff``: one row per current verdict with its
-    effective value (``value``), its team (``grp``) and its paper. ``restrict`` is an extra
+    effective value (``value``), its team (``grp``), its paper, its provenance level and
+    ``below_minimum`` (1: the judge's ``verified`` counts as ``inconclusive`` only because its
+    level is below ``min_provenance_verified``). ``restrict`` is an extra
     condition on the logbooks considered (``l``, ``p``), e.g. one paper: it must keep or drop
     whole (paper, participant) groups, so the newest revision stays the newest."""
     hidden = ("AND p.id NOT IN :hidden " if hide else "") + restrict
@@ -89,14 +110,8 @@ def current_verdicts_sql(hide: bool, restrict: str = "") -> str:
                CASE WHEN pt.team IS NOT NULL AND pt.team_confirmed THEN 'team:' || pt.team
                     ELSE 'participant:' || pt.handle END AS grp, v.provenance,
                CASE WHEN e.id IS NOT NULL THEN 1 ELSE 0 END AS edited,
-               CASE
-                 WHEN e.id IS NOT NULL THEN e.new_value
-                 WHEN :open_registration = 1 AND pt.identity_source = ''
-                      AND NOT (pt.team IS NOT NULL AND pt.team_confirmed) THEN 'inconclusive'
-                 WHEN v.provisional THEN 'inconclusive'
-                 WHEN v.verdict = 'verified' AND v.provenance NOT IN :accepted THEN 'inconclusive'
-                 ELSE v.verdict
-               END AS value
+               {_case(lambda rule, value: value, "v.verdict")} AS value,
+               {_case(lambda rule, value: "1" if rule == "level" else "0", "0")} AS below_minimum
         FROM latest_verdict lv
         JOIN verdicts v ON v.id = lv.id
         JOIN claims c ON c.id = v.claim_id AND c.status = 'active'

@@ -85,9 +85,13 @@ _DERIVED = (OutcomeLogbook, OutcomeVerdict, OutcomeClaim, OutcomePaper, OutcomeT
 _CHUNK = 1000  # papers per rebuilding statement
 
 _EFF_COLUMNS = (
-    "verdict_id, claim_id, logbook_id, paper_id, participant_id, grp, provenance, edited, value"
+    "verdict_id, claim_id, logbook_id, paper_id, participant_id, grp, provenance, edited, value,"
+    " below_minimum"
 )
-_CLAIM_COLUMNS = "claim_id, paper_id, venue_id, key, consensus, logbooks, nv, nf, nt, ni, edited"
+_CLAIM_COLUMNS = (
+    "claim_id, paper_id, venue_id, key, consensus, logbooks, nv, nf, nt, ni, edited, level,"
+    " below_minimum"
+)
 
 
 def _accepted(ctx: ChallengeContext) -> str:
@@ -322,6 +326,10 @@ def derived_sql(hide: bool, paper_filter: str = "") -> str:
                 "claim_id, paper_id, venue_id, key",
                 "CASE WHEN paper_id IN :hidden THEN 'unattempted' ELSE consensus END AS consensus",
                 *(zero.format(c) for c in ("logbooks", "nv", "nf", "nt", "ni", "edited")),
+                *(
+                    f"CASE WHEN paper_id IN :hidden THEN NULL ELSE {c} END AS {c}"
+                    for c in ("level", "below_minimum")
+                ),
             ]
         )
     shown = where + (" AND paper_id NOT IN :hidden" if hide else "")

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from openrepro.vocabulary import PROVENANCE_LEVELS
+
 __all__ = [
     "CONSENSUS",
     "OUTCOME_ROWS",
@@ -16,6 +18,8 @@ __all__ = [
     "ParticipantCredit",
     "Stats",
     "Totals",
+    "describe_levels",
+    "level_counts",
 ]
 
 Consensus = Literal["verified", "falsified", "contested", "toy-only", "inconclusive", "unattempted"]
@@ -57,6 +61,11 @@ class ClaimConsensus(BaseModel):
     toy: int = 0
     inconclusive: int = 0
     overridden: int = 0  # verdicts whose value an organizer edit or a re-check changed
+    # verified: the strongest provenance level among the verified verdicts that count it
+    level: str | None = None
+    # not verified: the strongest level of its verdicts the judge found verified on evidence
+    # below min_provenance_verified (counted as inconclusive: shown, not counted)
+    below_minimum: str | None = None
 
 
 class PaperOutcome(BaseModel):
@@ -83,6 +92,15 @@ class PaperOutcome(BaseModel):
     contested_any: bool = False
     toy_only_paper: bool = False
     nothing_established: bool = False
+    # verified claims per provenance level of their strongest counted evidence, strongest first
+    verified_levels: dict[str, int] = Field(default_factory=dict)
+    # claims not counted verified whose verified verdicts all rest on evidence below
+    # min_provenance_verified, per the strongest such level, strongest first
+    below_minimum: dict[str, int] = Field(default_factory=dict)
+
+    def describe_levels(self, minimum: str) -> str:
+        """How strong its verified claims are (see :func:`describe_levels`)."""
+        return describe_levels(self.verified, self.verified_levels, self.below_minimum, minimum)
 
     @property
     def status(self) -> str:
@@ -144,3 +162,35 @@ class Stats(BaseModel):
     provenance: dict[str, int]  # current verdicts per provenance level
     author_responses: dict[str, int] = Field(default_factory=dict)
     credit: list[ParticipantCredit] = Field(default_factory=list)
+    # the setting min_provenance_verified: the weakest level at which a verified counts
+    min_provenance_verified: str = "self-recorded"
+    # verified claims per provenance level of their strongest counted evidence, strongest first
+    verified_levels: dict[str, int] = Field(default_factory=dict)
+    # claims not counted verified whose verified verdicts are all below the minimum, per level
+    below_minimum: dict[str, int] = Field(default_factory=dict)
+
+    def describe_levels(self) -> str:
+        """How strong the challenge's verified claims are (see :func:`describe_levels`)."""
+        return describe_levels(self.consensus.get("verified", 0), self.verified_levels,
+                               self.below_minimum, self.min_provenance_verified)  # fmt: skip
+
+
+def level_counts(counts: dict[str, int]) -> dict[str, int]:
+    """The non-zero counts per provenance level, strongest level first."""
+    if not counts:
+        return {}
+    return {lv: counts[lv] for lv in reversed(PROVENANCE_LEVELS) if counts.get(lv)}
+
+
+def describe_levels(
+    verified: int, levels: dict[str, int], below: dict[str, int], minimum: str
+) -> str:
+    """One line for readers: "4 verified: 1 attested, 1 replayed, 2 self-recorded; 3 verified
+    only below the minimum (replayed), not counted: 3 self-recorded"."""
+    parts = ", ".join(f"{n} {lv}" for lv, n in level_counts(levels).items())
+    text = f"{verified} verified" + (f": {parts}" if parts else "")
+    if below:
+        shown = ", ".join(f"{n} {lv}" for lv, n in level_counts(below).items())
+        text += (f"; {sum(below.values())} verified only below the minimum ({minimum}), "
+                 f"not counted: {shown}")  # fmt: skip
+    return text

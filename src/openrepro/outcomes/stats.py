@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from openrepro.challenge import ChallengeContext
 from openrepro.evidence import PROVENANCE_LEVELS
 from openrepro.outcomes import compute, derived
-from openrepro.outcomes.consensus import AGREES
+from openrepro.outcomes.consensus import AGREES, LEVEL_TOTALS_SQL
 from openrepro.outcomes.current import hidden_papers, query_params, statement
 from openrepro.outcomes.records import (
     CONSENSUS,
@@ -23,6 +23,7 @@ from openrepro.outcomes.records import (
     ParticipantCredit,
     Stats,
     Totals,
+    level_counts,
 )
 from openrepro.outcomes.responses import author_response_counts
 from openrepro.store import Challenge, Job, Participant
@@ -130,7 +131,7 @@ _CONSENSUS_COLUMNS = dict(zip(CONSENSUS, ("verified", "falsified", "contested", 
 
 
 def _derived_figures(session: Session, ctx: ChallengeContext, public: bool) -> list[list[Any]]:
-    """The five result sets of the reference tails, from the derived tables."""
+    """The six result sets of the reference tails, from the derived tables."""
     hidden = hidden_papers(ctx) if public else []
     shown = "AND paper_id NOT IN :hidden" if hidden else ""
     shown_case = shown  # the same condition inside CASE WHEN
@@ -148,6 +149,9 @@ def _derived_figures(session: Session, ctx: ChallengeContext, public: bool) -> l
                 _D_TOTALS_SQL, _D_CREDIT_SQL):  # fmt: skip
         stmt = statement(sql.format(shown=shown, sums=sums, shown_case=shown_case))
         out.append(list(session.execute(stmt, args).all()))
+    # verified claims per provenance level: the paper outcomes' statement over the consensus
+    levels = statement("WITH " + derived.derived_sql(bool(hidden)) + LEVEL_TOTALS_SQL)
+    out.append(list(session.execute(levels, args).all()))
     consensus_sums = out[1][0]
     out[1] = [
         (name, int(n or 0)) for name, n in zip(_CONSENSUS_COLUMNS, consensus_sums, strict=True)
@@ -172,18 +176,19 @@ def _jobs(session: Session, ctx: ChallengeContext) -> int:
 
 def compute_stats(ctx: ChallengeContext, *, public: bool = False, reference: bool = False) -> Stats:
     """The seeds' table (count and % of examined), totals, consensus and verdict counts (per
-    value and per provenance level), and per-participant credit, best first. ``reference``:
+    value and per provenance level), verified claims per provenance level (and those verified
+    only below ``min_provenance_verified``), and per-participant credit, best first. ``reference``:
     from the full query rather than the derived tables (same answer; see :mod:`.derived`)."""
     if not reference:
         derived.ensure_fresh(ctx)
     with ctx.store.session() as session:
         if reference:
             tails = [_ROWS_SQL + _ROWS_SELECT, _CONSENSUS_COUNTS_SQL, _VERDICT_COUNTS_SQL,
-                     _TOTALS_SQL, _CREDIT_SQL]  # fmt: skip
+                     _TOTALS_SQL, _CREDIT_SQL, LEVEL_TOTALS_SQL]  # fmt: skip
             figures = compute.run_many(session, ctx, tails, public, reference=True)
         else:
             figures = _derived_figures(session, ctx, public)
-        rows_out, consensus_rows, verdict_rows, totals_out, credit_rows = figures
+        rows_out, consensus_rows, verdict_rows, totals_out, credit_rows, level_rows = figures
         counts = [int(x or 0) for x in rows_out[0]]
         totals_row = totals_out[0]
         participants = session.scalar(
@@ -213,6 +218,13 @@ def compute_stats(ctx: ChallengeContext, *, public: bool = False, reference: boo
         for h, t, n, vs, v, f, tc in credit_rows
     ]  # fmt: skip
     credit.sort(key=lambda c: (-c.credit, -c.verified, -c.logbooks, c.handle))
+    verified_levels: dict[str, int] = {}
+    below_minimum: dict[str, int] = {}
+    for level, below, n in level_rows:
+        if level is not None:
+            verified_levels[level] = int(n)
+        else:
+            below_minimum[below] = int(n)
     return Stats(
         author_responses=author_response_counts(ctx),
         challenge=name or ctx.settings.name,
@@ -233,6 +245,9 @@ def compute_stats(ctx: ChallengeContext, *, public: bool = False, reference: boo
         verdicts=by_value,
         provenance=by_level,
         credit=credit,
+        min_provenance_verified=ctx.settings.min_provenance_verified,
+        verified_levels=level_counts(verified_levels),
+        below_minimum=level_counts(below_minimum),
     )
 
 
@@ -244,8 +259,9 @@ def render_markdown(stats: Stats, *, credit_limit: int = 20) -> str:
 
 def render_tables(stats: Stats, *, credit_limit: int = 20) -> str:
     """The stats' Markdown tables: outcome rows, totals, consensus, verdicts and provenance,
-    author responses, and the first ``credit_limit`` participants by credit (none for 0). The
-    one rendering of these tables: `stats --format md` and the frozen dataset's card use it."""
+    verified claims per provenance level, author responses, and the first ``credit_limit``
+    participants by credit (none for 0). The one rendering of these tables: `stats --format md`
+    and the frozen dataset's card use it."""
     t = stats.totals
     lines = [
         "| Row | Papers | % of examined |",
@@ -281,6 +297,17 @@ def render_tables(stats: Stats, *, credit_limit: int = 20) -> str:
         v = values[i] if i < len(values) else ("", "")
         lv = levels[i] if i < len(levels) else ("", "")
         lines.append(f"| {v[0]} | {v[1]} | | {lv[0]} | {lv[1]} |")
+    lines += [
+        "",
+        f"Verified claims by provenance level: {stats.describe_levels()} (a verified counts "
+        f"from `{stats.min_provenance_verified}` up).",
+        "",
+        "| Provenance | Verified claims | Verified only below the minimum (not counted) |",
+        "|---|---:|---:|",
+    ]
+    for level in reversed(PROVENANCE_LEVELS):
+        lines.append(f"| {level} | {stats.verified_levels.get(level, 0)} "
+                     f"| {stats.below_minimum.get(level, 0)} |")  # fmt: skip
     if stats.author_responses:
         lines += ["", "| Author response | Findings |", "|---|---:|"]
         lines += [f"| {k} | {n} |" for k, n in stats.author_responses.items()]

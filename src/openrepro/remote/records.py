@@ -27,6 +27,9 @@ class ClaimStatus(BaseModel):
     #: the claim's state in the falsification re-check queue (open, checked, confirmed,
     #: rejected, needs-more-evidence); None when it is not queued
     recheck: str | None = None
+    #: the judge's verified rests on evidence below the challenge's min_provenance_verified:
+    #: it counts as inconclusive (shown, not counted)
+    below_minimum: bool = False
 
 
 class LogbookStatus(BaseModel):
@@ -45,4 +48,6 @@ class ParticipantStatus(BaseModel):
     #: self-registered under `open` registration without a confirmed team (shown, not counted).
     counted: bool = True
     note: str = ""
+    #: the challenge's min_provenance_verified: the weakest evidence a verified counts from
+    min_provenance_verified: str = ""
     logbooks: list[LogbookStatus] = Field(default_factory=list)

@@ -128,6 +128,8 @@ class OutcomeVerdict(Base):
     provenance: Mapped[str] = mapped_column(String(30))
     edited: Mapped[int] = mapped_column(Integer)
     value: Mapped[str] = mapped_column(String(20))
+    # 1: a verified not counted only because its level is below min_provenance_verified
+    below_minimum: Mapped[int] = mapped_column(Integer, server_default="0")
 
 
 class OutcomeClaim(Base):
@@ -147,6 +149,10 @@ class OutcomeClaim(Base):
     nt: Mapped[int] = mapped_column(Integer)
     ni: Mapped[int] = mapped_column(Integer)
     edited: Mapped[int] = mapped_column(Integer)
+    # a verified claim: the strongest provenance level among the verified verdicts counted
+    level: Mapped[str | None] = mapped_column(String(30), nullable=True)
+    # any other: the strongest level of its verified verdicts below min_provenance_verified
+    below_minimum: Mapped[str | None] = mapped_column(String(30), nullable=True)
 
 
 class OutcomeTestimony(Base):
