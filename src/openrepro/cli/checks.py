@@ -288,8 +288,10 @@ def redraft(
         raise typer.BadParameter(f"--drafting {drafting!r}: give gated, rules or off")
     why = "drafted by the rules" + (f" (drafting {chosen})" if drafting is not None else "")
     if chosen == "off":
-        err_console.print("check_drafting is off: nothing drafted (give --drafting gated or "
-                          "--drafting rules, or set the check with `claims check set`)")  # fmt: skip
+        err_console.print(
+            "check_drafting is off: nothing drafted (give --drafting gated or --drafting "
+            "rules, or set the check with `claims check set`)"
+        )
         raise typer.Exit(1)
     with challenge.store.session() as session:
         done = redraft_checks(session, challenge.challenge_id, claims or None,
