@@ -66,7 +66,11 @@ def test_stored_checks_show_set_rm_redraft(tmp_path: Path) -> None:
     assert run("claims", "check", "show", "p1/C1", cwd=folder).returncode == 1
     off = run("claims", "check", "redraft", "p1/C1", cwd=folder)
     assert off.returncode == 1 and "check_drafting is off" in off.stderr
-    # the organizer reviews the rules' reading and keeps it
+    # the organizer reviews the rules' reading (a dry run stores nothing) and keeps it
+    preview = run("claims", "check", "redraft", "--drafting", "rules", "--dry-run", "-f", "json",
+                  cwd=folder)  # fmt: skip
+    assert json.loads(preview.stdout)["p1/C1"]["relation"] == "bound", preview.stderr
+    assert run("claims", "check", "show", "p1/C1", cwd=folder).returncode == 1
     kept = run("claims", "check", "redraft", "p1/C1", "--drafting", "rules", "-f", "json",
                cwd=folder)  # fmt: skip
     assert json.loads(kept.stdout) == {"p1/C1": True}, kept.stderr

@@ -279,6 +279,12 @@ def redraft(
         "`rules` on named claims keeps the rules' reading the gate withheld, once you have "
         "reviewed it (`claims check draft --quote`).",
     ),
+    dry_run: bool = typer.Option(
+        False,
+        "--dry-run",
+        help="Show what the rules would store for each claim, in words, and store nothing: "
+        "review it, then run again without --dry-run on the claims whose reading is right.",
+    ),
     fmt: OutputFormat = FormatOption,
 ) -> None:
     """Draft stored claims' checks by the rules (claims stored before checks existed)."""
@@ -297,13 +303,24 @@ def redraft(
         done = redraft_checks(session, challenge.challenge_id, claims or None,
                               editor=default_editor(), replace=replace,
                               drafting=cast(CheckDrafting, chosen), reason=why)  # fmt: skip
+        readings = {
+            name: get_claim(session, challenge.challenge_id, name)[0].check if ok else None
+            for name, ok in done.items()
+        }
+        if dry_run:
+            session.rollback()  # nothing is stored: the readings are for review
     if fmt is OutputFormat.json:
-        print_json(done)
+        print_json(readings if dry_run else done)
         return
     missing = [c for c, ok in done.items() if not ok]
-    console.print(f"{len(done) - len(missing)} of {len(done)} claims have a check")
-    for name in missing:
-        console.print(f"  no rule applies: {escape(name)}")
+    would = "would have" if dry_run else "have"
+    console.print(f"{len(done) - len(missing)} of {len(done)} claims {would} a check")
+    for name, reading in readings.items():
+        if reading is None:
+            console.print(f"  no rule applies: {escape(name)}")
+        elif dry_run:
+            described = Check.model_validate(reading).describe()
+            console.print(f"  {escape(name)}: {escape(described)}")
 
 
 def claims_eval(
