@@ -186,6 +186,7 @@ def test_a_rate_whose_expression_is_not_the_claims_is_refused(server: FakeOpenAI
         {"relation": "rate", "subject": "gap", "order": "O", "exponent": "O(1/T^2)"},
         {"relation": "rate", "subject": "gap", "order": "Theta", "exponent": "O(1/T)"},
         {"relation": "rate", "subject": "gap", "order": "O", "exponent": "fast"},
+        {"relation": "rate", "subject": "gap", "order": "Omega", "exponent": "1/T"},
     )
     faster = draft_check_llm(RATE, client)
     assert faster.check is None and "not grounded" in faster.reason and "O(1/T^2)" in faster.reason
@@ -193,6 +194,8 @@ def test_a_rate_whose_expression_is_not_the_claims_is_refused(server: FakeOpenAI
     assert other_order.check is None and "not an order Theta" in other_order.reason
     words = draft_check_llm(RATE, client)
     assert words.check is None and "not a power of a variable" in words.reason
+    inside = draft_check_llm(RATE, client)  # "1/T" is copied from the claim's "O(1/T)"
+    assert inside.check is None and "writes 'O(1/T)', not an order Omega" in inside.reason
 
 
 def test_a_served_identity_takes_its_tolerance_from_the_quote(server: FakeOpenAI) -> None:

@@ -187,18 +187,23 @@ def _expression(text: str) -> PowerMention:
     return PowerMention(text=text, powers=read[0], logs=read[1], end=len(text))
 
 
-def _rate(part: LLMCheckPart) -> Rate:
+def _rate(part: LLMCheckPart, quote: str) -> Rate:
     """The rate the reply states, its exponent and log power read by code from the expression
-    the reply copied from the claim (the order too, when the expression writes it)."""
+    the reply copied from the claim; the order too, when the claim writes one around it."""
     text = part.exponent.strip()
     if not text:
         raise ValueError("a rate needs its expression as the claim writes it (exponent)")
     mention = _expression(text)
-    order = mention.order or (part.order if part.order != "none" else "")
+    around = next(
+        (m for m in find_powers(quote) if m.order and text in m.text),
+        mention if mention.order else None,
+    )  # "1/k^2" copied out of the claim's "Θ(1/k^2)" is a Θ
+    order = around.order if around is not None else ""
+    order = order or (part.order if part.order != "none" else "")
     if not order:
         raise ValueError(f"a rate needs its order (O, Theta or Omega) for {text!r}")
-    if mention.order and part.order not in {"none", mention.order}:
-        raise ValueError(f"the claim writes {mention.text!r}, not an order {part.order}")
+    if around is not None and part.order not in {"none", around.order}:
+        raise ValueError(f"the claim writes {around.text!r}, not an order {part.order}")
     variables = [*mention.powers, *(v for v in mention.logs if v not in mention.powers)]
     symbol = part.variable.strip()
     if symbol and variables and symbol not in variables:
@@ -230,7 +235,7 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
     law = GrowthLaw(reply.law) if reply.law != "none" else None
     trend = Trend(reply.trend) if reply.trend != "none" else None
     description = subject.replace("_", " ")
-    rate = _rate(reply) if relation is Relation.rate else None
+    rate = _rate(reply, quote) if relation is Relation.rate else None
     sweep = reply.sweep.strip() or (rate.symbol if rate is not None else "")
     if relation in {Relation.ordering, Relation.trend, Relation.growth, Relation.rate}:
         upper = None
