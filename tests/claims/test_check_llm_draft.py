@@ -24,7 +24,7 @@ from openrepro.claims.checks import (
     grounding_problems,
 )
 from openrepro.claims.checks.llm_draft import PROMPT_VERSION, model_may_draft
-from openrepro.claims.checks.records import GrowthLaw, Order
+from openrepro.claims.checks.records import GrowthLaw, Order, Trend
 from openrepro.llm import LLMClient
 from openrepro.llm.embedded import EmbeddedBackend
 from openrepro.llm.openai_backend import OpenAIBackend
@@ -224,6 +224,14 @@ def test_a_served_exponential_law_reads_its_base(server: FakeOpenAI) -> None:
     assert draft.check is not None, draft.reason
     assert draft.check.law is GrowthLaw.exponential and draft.check.sweep == "horizon"
     assert draft.check.constant is not None and draft.check.constant.value == 2
+    decay = "The residual error decays exponentially in the number of sweeps."
+    reply = {"relation": "growth", "law": "exponential", "trend": "decreasing",
+             "subject": "residual error", "number": "0.5", "sweep": "sweeps"}  # fmt: skip
+    invented = draft_check_llm(decay, _served(server, reply))  # a base the claim never states
+    assert invented.check is None and "'0.5'" in invented.reason
+    reply["number"] = ""
+    decays = draft_check_llm(decay, _served(server, reply))
+    assert decays.check is not None and decays.check.trend is Trend.decreasing
 
 
 def test_a_served_counted_quantifier_is_9_of_10(server: FakeOpenAI) -> None:

@@ -247,8 +247,6 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
         comparator = None
     if relation is Relation.ordering and comparator in {Comparator.eq, Comparator.between}:
         comparator = None
-    if relation is Relation.growth and law is not None and law is not GrowthLaw.exponential:
-        trend = None
     if relation is Relation.rate:
         law = trend = None  # the exponent's sign says which way it goes
     if relation is Relation.identity:
