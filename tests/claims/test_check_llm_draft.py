@@ -6,18 +6,28 @@ embedded-model test asserts only the validation behaviour, never that the tiny m
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
+
+import pytest
+from fake_openai import FakeOpenAI, completion
+
 from openrepro.claims.checks import (
     LLMCheckDraft,
     LLMCheckPart,
     Origin,
     Relation,
     check_from_llm,
+    draft_check,
     draft_check_llm,
     draft_with_fallback,
     grounding_problems,
 )
+from openrepro.claims.checks.llm_draft import PROMPT_VERSION, model_may_draft
+from openrepro.claims.checks.records import GrowthLaw, Order, Trend
 from openrepro.llm import LLMClient
 from openrepro.llm.embedded import EmbeddedBackend
+from openrepro.llm.openai_backend import OpenAIBackend
 
 QUOTE = "APT converged about 8x faster than the LoRA+Prune baseline"
 
@@ -70,11 +80,12 @@ def test_quantified_replies_nest_the_relation() -> None:
 
 
 def test_embedded_model_drafts_only_validated_checks(embedded_backend: EmbeddedBackend) -> None:
-    client = LLMClient(embedded_backend, max_tokens=256)
+    client = LLMClient(embedded_backend, max_tokens=384)
+    # one quote: a plumbing test (a v3 call costs ~20-35 s on a loaded CI core); what code does
+    # with each kind of reply is tested above and below against scripted replies
     quotes = [
         "The recorded metrics show that SMM roughly has a 6% (absolute) improvement over the "
         "next best input reprogramming method when using ResNet-18 on the SVHN dataset",
-        "Including the nine predator measurements reduces the uncertainty in the posterior",
     ]
     for quote in quotes:
         draft = draft_check_llm(quote, client, claim_id="p1/C1")
@@ -129,3 +140,171 @@ def test_a_reply_that_finds_no_check_says_why() -> None:
     reply = LLMCheckDraft(relation="none", reason="describes the architecture")
     draft = check_from_llm(reply, "The encoder shares weights across the two towers.")
     assert draft.check is None and "describes the architecture" in draft.reason
+
+
+# -- check-draft-v3: rates, identities, the exponential law, counted and named quantifiers --------
+# The model is the real OpenAI-compatible backend talking to the scripted local server of
+# tests/llm/fake_openai.py: each reply is known, so these tests assert what CODE does with it
+# (reads, validates, grounds, audits), never what a model would answer.
+
+RATE = "The optimality gap of the averaged iterate decays as O(1/T)."
+IDENTITY = (
+    "The two formulations define the same distribution: their densities agree to within 1e-12."
+)
+COUNTED = "The agent reaches at least 90% success in 9 of 10 tasks."
+NAMED = "SMM outperforms the linear probe on CIFAR-10, SVHN and STL-10."
+
+
+def _served(server: FakeOpenAI, *replies: dict[str, object]) -> LLMClient:
+    server.script(*(completion(json.dumps(reply)) for reply in replies))
+    return LLMClient(OpenAIBackend(server.url, model="drafter"), store=None, max_tokens=384)
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as fake:
+        yield fake
+
+
+def test_a_served_rate_reply_becomes_a_rate_check_read_by_code(server: FakeOpenAI) -> None:
+    reply = {"relation": "rate", "subject": "optimality gap", "order": "O", "exponent": "O(1/T)"}
+    draft = draft_check_llm(RATE, _served(server, reply), claim_id="p1/C3")
+    check = draft.check
+    assert check is not None, draft.reason
+    assert check.relation is Relation.rate and check.origin is Origin.llm
+    assert check.rate is not None and check.rate.order is Order.O
+    assert check.rate.symbol == "T" and check.sweep == "T"
+    assert check.rate.exponent.value == -1  # read by code from "O(1/T)", never by the model
+    assert check.quantities[0].key == "claims/p1/C3/optimality_gap"
+    (body,) = server.chat_bodies()
+    assert PROMPT_VERSION == "check-draft-v3" and '"rate"' in body["messages"][0]["content"]
+
+
+def test_a_rate_whose_expression_is_not_the_claims_is_refused(server: FakeOpenAI) -> None:
+    client = _served(
+        server,
+        {"relation": "rate", "subject": "gap", "order": "O", "exponent": "O(1/T^2)"},
+        {"relation": "rate", "subject": "gap", "order": "Theta", "exponent": "O(1/T)"},
+        {"relation": "rate", "subject": "gap", "order": "O", "exponent": "fast"},
+        {"relation": "rate", "subject": "gap", "order": "Omega", "exponent": "1/T"},
+    )
+    faster = draft_check_llm(RATE, client)
+    assert faster.check is None and "not grounded" in faster.reason and "O(1/T^2)" in faster.reason
+    other_order = draft_check_llm(RATE, client)
+    assert other_order.check is None and "not an order Theta" in other_order.reason
+    words = draft_check_llm(RATE, client)
+    assert words.check is None and "not a power of a variable" in words.reason
+    inside = draft_check_llm(RATE, client)  # "1/T" is copied from the claim's "O(1/T)"
+    assert inside.check is None and "writes 'O(1/T)', not an order Omega" in inside.reason
+
+
+def test_a_served_identity_takes_its_tolerance_from_the_quote(server: FakeOpenAI) -> None:
+    client = _served(
+        server,
+        {"relation": "identity", "subject": "density a", "baselines": ["density b"],
+         "number": "1e-12"},
+        {"relation": "identity", "subject": "max error", "number": "1e-9"},
+    )  # fmt: skip
+    draft = draft_check_llm(IDENTITY, client)
+    assert draft.check is not None, draft.reason
+    assert draft.check.relation is Relation.identity and draft.check.baselines == []
+    assert draft.check.subject == "density_a_minus_density_b"  # the residual of the two
+    assert draft.check.identity_tolerance() == 1e-12
+    invented = draft_check_llm(IDENTITY, client)
+    assert (
+        invented.check is None and "'1e-9'" in invented.reason and "not stated" in invented.reason
+    )
+
+
+def test_a_served_exponential_law_reads_its_base(server: FakeOpenAI) -> None:
+    quote = "The number of reachable states grows as 2^H in the horizon H."
+    reply = {"relation": "growth", "law": "exponential", "subject": "reachable states",
+             "number": "2^H", "sweep": "horizon"}  # fmt: skip
+    draft = draft_check_llm(quote, _served(server, reply))
+    assert draft.check is not None, draft.reason
+    assert draft.check.law is GrowthLaw.exponential and draft.check.sweep == "horizon"
+    assert draft.check.constant is not None and draft.check.constant.value == 2
+    decay = "The residual error decays exponentially in the number of sweeps."
+    reply = {"relation": "growth", "law": "exponential", "trend": "decreasing",
+             "subject": "residual error", "number": "0.5", "sweep": "sweeps"}  # fmt: skip
+    invented = draft_check_llm(decay, _served(server, reply))  # a base the claim never states
+    assert invented.check is None and "'0.5'" in invented.reason
+    reply["number"] = ""
+    decays = draft_check_llm(decay, _served(server, reply))
+    assert decays.check is not None and decays.check.trend is Trend.decreasing
+
+
+def test_a_served_counted_quantifier_is_9_of_10(server: FakeOpenAI) -> None:
+    inner = {"relation": "bound", "subject": "success", "comparator": "ge", "number": "90%"}
+    client = _served(
+        server,
+        {**inner, "quantifier": "for_all", "over": "task", "count": "10", "at_least": "9"},
+        {**inner, "quantifier": "for_all", "over": "task", "count": "90", "at_least": "9"},
+        {**inner, "quantifier": "for_all", "over": "task", "count": "10", "at_least": "11"},
+        inner,  # the quantifier dropped: the audit refuses it
+    )
+    draft = draft_check_llm(COUNTED, client)
+    check = draft.check
+    assert check is not None, draft.reason
+    assert check.relation is Relation.for_all and check.sweep == "task"
+    assert check.count is not None and check.count.value == 10
+    assert check.at_least is not None and check.at_least.value == 9
+    assert check.inner is not None and check.inner.constant is not None
+    assert check.inner.constant.value == 90
+    misread = draft_check_llm(COUNTED, client)  # "90" is the 90% of the claim, not a count
+    assert misread.check is None and "does not write '9' of '90'" in misread.reason
+    more = draft_check_llm(COUNTED, client)
+    assert more.check is None and "'11' of '10'" in more.reason
+    dropped = draft_check_llm(COUNTED, client)
+    assert dropped.check is None and "refused" in dropped.reason
+
+
+def test_a_served_quantifier_over_named_settings_is_grounded(server: FakeOpenAI) -> None:
+    ordering = {"relation": "ordering", "subject": "smm accuracy",
+                "baselines": ["linear probe accuracy"], "direction": "higher"}  # fmt: skip
+    client = _served(
+        server,
+        {**ordering, "quantifier": "for_all", "over": "dataset",
+         "labels": ["CIFAR-10", "SVHN", "STL-10"], "count": ""},
+        {**ordering, "quantifier": "for_all", "labels": ["CIFAR-10", "SVHN", "ImageNet"]},
+        {**ordering, "quantifier": "for_all", "labels": ["CIFAR-10", "SVHN"], "count": "3"},
+    )  # fmt: skip
+    draft = draft_check_llm(NAMED, client)
+    assert draft.check is not None, draft.reason
+    assert draft.check.labels == ["CIFAR-10", "SVHN", "STL-10"]
+    unnamed = draft_check_llm(NAMED, client)
+    assert unnamed.check is None and "'ImageNet' is not named in the quote" in unnamed.reason
+    uncounted = draft_check_llm(NAMED, client)  # "3" is not in the claim
+    assert uncounted.check is None and "count '3' is not written" in uncounted.reason
+
+
+@pytest.mark.parametrize(
+    ("quote", "asked"),
+    [
+        (RATE, True),  # a rate: the language states it
+        ("The gap decays like 1/k^2 in k.", True),  # a formula with an exponent
+        (COUNTED, True),  # a counted quantifier
+        ("Theorem 3 proves the regret is O(sqrt(T)).", False),  # a theorem's statement
+        ("Our method ranks first on average.", False),  # a rank
+        ("It improves accuracy by up to 5% over LoRA.", False),  # a maximum over settings
+    ],
+)
+def test_the_model_is_asked_for_settled_kinds_the_language_states(
+    server: FakeOpenAI, quote: str, asked: bool
+) -> None:
+    rules = draft_check(quote)
+    assert rules.check is None and rules.settled  # the table matches the rules' reasons
+    assert model_may_draft(rules) is asked
+    client = _served(server, {"relation": "none", "reason": "scripted"})
+    draft = draft_with_fallback(quote, client, claim_id="p1/C1")
+    assert server.count("/v1/chat/completions") == (1 if asked else 0)
+    assert draft.check is None and draft.reason.startswith("rules: " if asked else "no check")
+
+
+def test_the_fallback_drafts_a_rate_the_rules_settle(server: FakeOpenAI) -> None:
+    reply = {"relation": "rate", "subject": "gap", "order": "Theta", "exponent": "1/k^2"}
+    quote = "The gap decays like 1/k^2 in k."
+    draft = draft_with_fallback(quote, _served(server, reply), claim_id="p1/C2", gate=True)
+    assert draft.check is not None, draft.reason
+    assert draft.check.rate is not None and draft.check.rate.exponent.value == -2
+    assert draft.check.rate.order is Order.Theta and draft.check.sweep == "k"

@@ -105,7 +105,8 @@ class Draft(BaseModel):
 
     ``settled``: no check is drafted because the claim is of a kind no check of this vocabulary
     states (a theorem, a rate, a counted quantifier, ...), not because no rule matched: a model
-    is not asked to draft one either."""
+    is not asked to draft one either, except for the kinds the check language states
+    (``llm_draft.MODEL_DRAFTS_SETTLED``: rates, exponents, counted quantifiers)."""
 
     check: Check | None = None
     reason: str = ""

@@ -1,22 +1,33 @@
 """Drafting checks with a language model, through a constrained schema validated by code.
 
-The model fills :class:`LLMCheckDraft`: the relation and every choice from an enum, quantity
-names as slugs, the numbers **as text copied from the claim**, further conjuncts in ``also``
-("X reaches 54.7% versus 41.0% for Y" is two equalities), or ``"relation": "none"`` with a
-reason where no measurement checks the claim. Code then does the rest: it
-reads each number with :func:`openrepro.claims.values.find_numbers`, builds the
-:class:`~openrepro.claims.checks.records.Check` (whose validator refuses inconsistent ones), and
-checks
-grounding against the quote. A reply that fails any of this is no check (``Draft(check=None,
-reason=...)``), never a guess; so is a reply that is not valid JSON for the schema after the
-client's repair round, and a check that fails the rules' right-or-silent audit
-(:func:`openrepro.claims.checks.draft.audit_check`: a number the claim reports that the check
-does not use, a quantifier over settings dropped).
+The model fills :class:`LLMCheckDraft` (prompt ``check-draft-v3``): the relation and every
+choice from an enum, quantity names as slugs, the numbers **as text copied from the claim**,
+further conjuncts in ``also`` ("X reaches 54.7% versus 41.0% for Y" is two equalities), or
+``"relation": "none"`` with a reason where no measurement checks the claim. Theory and scaling
+claims have their fields too: a ``rate`` (the bound ``order`` O/Theta/Omega, the ``variable``,
+the ``exponent`` as the expression the claim writes: ``"O(1/T)"``, ``"1/k^2"``), an
+``identity`` (the residual quantity, or the two quantities that must agree, and the tolerance
+as written), the ``exponential`` growth law (its base as written, when stated), and a counted or
+named ``for_all`` (``labels``: the settings the claim names; ``count`` / ``at_least``: "in 9 of
+10 tasks").
+
+Code then does the rest: it reads each number with
+:func:`openrepro.claims.values.find_numbers` (counts also with
+:func:`~openrepro.claims.values.find_count_words`), each exponent and log power with
+:func:`~openrepro.claims.values.find_powers` on the copied expression, builds the
+:class:`~openrepro.claims.checks.records.Check` (whose validator refuses inconsistent ones),
+and checks grounding against the quote (every constant, every label). A reply that fails any of
+this is no check (``Draft(check=None, reason=...)``), never a guess; so is a reply that is not
+valid JSON for the schema after the client's repair round, and a check that fails the rules'
+right-or-silent audit (:func:`openrepro.claims.checks.draft.audit_check`: a number the claim
+reports that the check does not use, a quantifier over settings dropped).
 
 :func:`draft_with_fallback` is the drafting pipeline: rules first
-(:func:`openrepro.claims.checks.draft.draft_check`), the model only where the rules abstain
-and the abstention is not settled (a theorem, a rate, a counted quantifier: no check of this
-vocabulary states them, so the model is not asked either).
+(:func:`openrepro.claims.checks.draft.draft_check`), the model only where the rules abstain.
+An abstention the rules mark ``settled`` (a kind their rules do not draft) goes to the model
+only when the check language states that kind (:data:`MODEL_DRAFTS_SETTLED`: a rate, a formula
+with an exponent, a counted quantifier); a theorem's statement, a rank, "up to N%", a
+description of the data or of the figures are not asked.
 """
 
 from __future__ import annotations
@@ -36,30 +47,63 @@ from openrepro.claims.checks.records import (
     Constant,
     Direction,
     GrowthLaw,
+    Order,
     Origin,
     Quantity,
+    Rate,
     Relation,
     Tolerance,
     Trend,
 )
 from openrepro.claims.prompts import load_prompt
-from openrepro.claims.values import find_numbers
+from openrepro.claims.text import normalize_with_map
+from openrepro.claims.values import (
+    NumberMention,
+    PowerMention,
+    find_count_words,
+    find_numbers,
+    find_powers,
+    parse_power,
+)
 from openrepro.errors import LLMOutputError
 from openrepro.llm import LLMClient, Message
 
 __all__ = [
+    "MODEL_DRAFTS_SETTLED",
     "PROMPT_VERSION",
     "LLMCheckDraft",
     "LLMCheckPart",
     "check_from_llm",
     "draft_check_llm",
     "draft_with_fallback",
+    "model_may_draft",
 ]
 
-PROMPT_VERSION = "check-draft-v2"
+PROMPT_VERSION = "check-draft-v3"
+
+#: the rules' settled abstentions (``Draft.settled``, the reasons of
+#: :mod:`openrepro.claims.checks.draft`) whose kind the check language states: the model is
+#: asked for these (reason prefix -> the kind). Every other settled abstention (a theorem's
+#: statement, a rank, "up to N%", a description of the training data or of the figures) stays
+#: settled: no check states it, so the model is not asked either.
+MODEL_DRAFTS_SETTLED: dict[str, str] = {
+    "no check: a rate or an asymptotic bound": "rate",
+    "no check: a rate or a formula with an exponent": "rate or exponential law",
+    "no check: a counted quantifier": "counted quantifier",
+}
 
 _LeafRelation = Literal[
-    "equal", "bound", "difference", "ratio", "ordering", "comparable", "change", "trend", "growth"
+    "equal",
+    "bound",
+    "difference",
+    "ratio",
+    "ordering",
+    "comparable",
+    "change",
+    "trend",
+    "growth",
+    "rate",
+    "identity",
 ]
 _Name = str
 
@@ -76,17 +120,32 @@ class LLMCheckPart(BaseModel):
     relative: bool = False
     direction: Literal["higher", "lower", "none"] = "none"
     trend: Literal["increasing", "decreasing", "none"] = "none"
-    law: Literal["linear", "logarithmic", "quadratic", "sublinear", "constant", "none"] = "none"
+    law: Literal[
+        "linear", "logarithmic", "quadratic", "sublinear", "constant", "exponential", "none"
+    ] = "none"
+    #: trend, growth, rate: the swept variable ("T", "horizon", "model size")
+    sweep: str = Field(default="", max_length=40)
+    #: rate: the bound, the variable as the formula writes it, the expression as written
+    order: Literal["O", "Theta", "Omega", "none"] = "none"
+    variable: str = Field(default="", max_length=24)
+    exponent: str = Field(default="", max_length=60)
 
 
 class LLMCheckDraft(LLMCheckPart):
     """The constrained schema the model fills: a relation (or ``none`` with a reason),
-    optionally quantified, with the claim's other parts in ``also`` (a conjunction)."""
+    optionally quantified (over named or counted settings), with the claim's other parts in
+    ``also`` (a conjunction)."""
 
     relation: _LeafRelation | Literal["none"]  # type: ignore[assignment]
     subject: _Name = Field(default="", max_length=64)
     reason: str = Field(default="", max_length=200)
     quantifier: Literal["none", "for_all", "exists"] = "none"
+    #: for_all: what it ranges over ("dataset", "task"), the settings the claim names, how many
+    #: settings there are and how many must hold ("9 of 10 tasks": "10" and "9"), as written
+    over: str = Field(default="", max_length=40)
+    labels: list[str] = Field(default_factory=list, max_length=12)
+    count: str = Field(default="", max_length=20)
+    at_least: str = Field(default="", max_length=20)
     also: list[LLMCheckPart] = Field(default_factory=list, max_length=6)
 
 
@@ -97,16 +156,71 @@ def _slug(name: str) -> str:
     return slug
 
 
+def _one_number(text: str, *, counts: bool = False) -> NumberMention:
+    mentions = find_numbers(text)
+    if counts and not mentions:
+        mentions = find_count_words(text)
+    if len(mentions) != 1:
+        raise ValueError(f"{text!r} is not one number")
+    return mentions[0]
+
+
 def _constant(text: str, quote: str, relative: bool) -> Constant | None:
     """The number ``text`` states, read by code; None when ``text`` is empty."""
     if not text.strip():
         return None
-    mentions = find_numbers(text)
-    if len(mentions) != 1:
-        raise ValueError(f"{text!r} is not one number")
-    mention = mentions[0]
+    mention = _one_number(text)
     value = mention.value / 100 if relative and mention.unit == "%" else mention.value
     return Constant(value=value, text=mention.text)
+
+
+def _expression(text: str) -> PowerMention:
+    """The one rate or power ``text`` writes ("O(1/T)", "1/k^2", "√T", "log T / T")."""
+    mentions = find_powers(text)
+    if len(mentions) > 1:
+        raise ValueError(f"rate exponent {text!r} is not one expression")
+    if mentions:
+        return mentions[0]
+    read = parse_power(text)
+    if read is None:
+        raise ValueError(f"rate exponent {text!r} is not a power of a variable")
+    return PowerMention(text=text, powers=read[0], logs=read[1], end=len(text))
+
+
+def _rate(part: LLMCheckPart, quote: str) -> Rate:
+    """The rate the reply states, its exponent and log power read by code from the expression
+    the reply copied from the claim; the order too, when the claim writes one around it."""
+    text = part.exponent.strip()
+    if not text:
+        raise ValueError("a rate needs its expression as the claim writes it (exponent)")
+    mention = _expression(text)
+    around = next(
+        (m for m in find_powers(quote) if m.order and text in m.text),
+        mention if mention.order else None,
+    )  # "1/k^2" copied out of the claim's "Θ(1/k^2)" is a Θ
+    order = around.order if around is not None else ""
+    order = order or (part.order if part.order != "none" else "")
+    if not order:
+        raise ValueError(f"a rate needs its order (O, Theta or Omega) for {text!r}")
+    if around is not None and part.order not in {"none", around.order}:
+        raise ValueError(f"the claim writes {around.text!r}, not an order {part.order}")
+    variables = [*mention.powers, *(v for v in mention.logs if v not in mention.powers)]
+    symbol = part.variable.strip()
+    if symbol and variables and symbol not in variables:
+        raise ValueError(f"{symbol!r} is not a variable of {text!r}")
+    if not symbol:
+        if len(variables) != 1:
+            raise ValueError(f"a rate on {text!r} needs its variable")
+        symbol = variables[0]
+    exponent, logs = mention.exponent(symbol), mention.log_power(symbol)
+    if exponent is None or logs is None:
+        raise ValueError(f"{text!r} does not give the exponent of {symbol!r}")
+    return Rate(
+        order=Order(order),
+        symbol=symbol,
+        exponent=Constant(value=exponent, text=text),
+        log_exponent=Constant(value=logs, text=text) if logs else None,
+    )
 
 
 def _leaf(reply: LLMCheckPart, quote: str) -> Check:
@@ -118,14 +232,31 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
     constant = _constant(reply.number, quote, relative)
     upper = _constant(reply.upper, quote, relative)
     comparator: Comparator | None = Comparator(reply.comparator)
-    if relation in {Relation.ordering, Relation.trend, Relation.growth}:
-        constant = upper = None
+    law = GrowthLaw(reply.law) if reply.law != "none" else None
+    trend = Trend(reply.trend) if reply.trend != "none" else None
+    description = subject.replace("_", " ")
+    rate = _rate(reply, quote) if relation is Relation.rate else None
+    sweep = reply.sweep.strip() or (rate.symbol if rate is not None else "")
+    if relation in {Relation.ordering, Relation.trend, Relation.growth, Relation.rate}:
+        upper = None
+        if not (relation is Relation.growth and law is GrowthLaw.exponential):
+            constant = None  # only an exponential law has a constant (its base)
     if relation is Relation.comparable:
         upper = None
-    if relation is Relation.equal or relation is Relation.change:
+    if relation in {Relation.equal, Relation.change, Relation.rate, Relation.identity}:
         comparator = None
     if relation is Relation.ordering and comparator in {Comparator.eq, Comparator.between}:
         comparator = None
+    if relation is Relation.rate:
+        law = trend = None  # the exponent's sign says which way it goes
+    if relation is Relation.identity:
+        upper = None
+        if len(baselines) > 1:
+            raise ValueError("an identity equates two quantities, not more")
+        if baselines:  # "A and B agree": the residual |A - B| is the subject
+            description = f"max |{subject} - {baselines[0]}| (the residual of the identity)"
+            subject = _slug(f"{subject}_minus_{baselines[0]}"[:64])
+            baselines = []
     if comparator is not Comparator.between and relation is not Relation.change:
         upper = None
     approx_tol = (
@@ -133,26 +264,39 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
         if relation in {Relation.difference, Relation.ratio}
         else DEFAULT_REL_TOL
     )
+    single = {
+        Relation.equal,
+        Relation.bound,
+        Relation.trend,
+        Relation.growth,
+        Relation.rate,
+        Relation.identity,
+    }
     leaf = Check(
         origin=Origin.llm,
         relation=relation,
         quantities=[
-            Quantity(name=n, description=n.replace("_", " ")) for n in [subject, *baselines]
+            Quantity(
+                name=subject,
+                description=description,
+                sweep=sweep if relation in {Relation.rate, Relation.trend, Relation.growth} else "",
+            ),
+            *(Quantity(name=n, description=n.replace("_", " ")) for n in baselines),
         ],
         subject=subject,
-        baselines=baselines
-        if relation not in {Relation.equal, Relation.bound, Relation.trend, Relation.growth}
-        else [],
+        baselines=baselines if relation not in single else [],
         comparator=comparator,
         constant=constant,
         upper=upper,
         relative=relative,
         direction=Direction(reply.direction),
         tolerance=Tolerance(rel=0.0) if relation is Relation.bound else Tolerance(rel=approx_tol),
-        trend=Trend(reply.trend) if reply.trend != "none" else None,
-        law=GrowthLaw(reply.law) if reply.law != "none" else None,
+        trend=trend,
+        law=law,
+        sweep=sweep if relation in {Relation.rate, Relation.trend, Relation.growth} else "",
+        rate=rate,
     )
-    if leaf.relation in {Relation.equal, Relation.bound, Relation.trend, Relation.growth}:
+    if leaf.relation in single:
         leaf = leaf.model_copy(update={"quantities": leaf.quantities[:1]})
     return leaf
 
@@ -167,6 +311,61 @@ def _suffixed(check: Check, suffix: str) -> Check:
             "subject": name(check.subject) if check.subject else "",
             "baselines": [name(b) for b in check.baselines],
         }
+    )
+
+
+def _phrase(text: str, hay: str) -> bool:
+    """Whether ``hay`` (normalised, lower case) writes ``text`` as a whole phrase."""
+    needle = normalize_with_map(text)[0].strip().lower()
+    return bool(needle) and re.search(rf"(?<![\w.]){re.escape(needle)}(?![\w])", hay) is not None
+
+
+def _quantifier(reply: LLMCheckDraft, inner: Check, quote: str) -> Check:
+    """The reply's quantifier around ``inner``: its labels, count and at_least read by code and
+    found in the claim as written ("9 of 10 tasks", "across four datasets", "on SVHN")."""
+    counted = bool(reply.labels or reply.count.strip() or reply.at_least.strip())
+    if reply.quantifier != "for_all":
+        if counted:
+            raise ValueError("only for_all has labels, count or at_least")
+        return Check(
+            origin=Origin.llm,
+            relation=Relation(reply.quantifier),
+            inner=inner,
+            sweep=reply.over.strip(),
+        )
+    hay = normalize_with_map(quote)[0].lower()
+    labels = [label.strip() for label in reply.labels]
+    for label in labels:
+        if len(label) < 2 or not _phrase(label, hay):
+            raise ValueError(f"setting {label!r} is not named in the quote")
+    count = at_least = None
+    if reply.count.strip():
+        mention = _one_number(reply.count, counts=True)
+        if mention.unit:
+            raise ValueError(f"count {reply.count!r} is a measurement, not a number of settings")
+        count = Constant(value=mention.value, text=mention.text)
+    if reply.at_least.strip():
+        mention = _one_number(reply.at_least, counts=True)
+        if count is None:
+            raise ValueError('at_least needs the count it is out of ("9 of 10": count 10)')
+        written = rf"(?<![\w.]){re.escape(mention.text.lower())}\s+(?:out\s+)?of\s+(?:the\s+)?"
+        if not re.search(written + rf"{re.escape(count.text.lower())}(?![\w.%])", hay):
+            raise ValueError(
+                f'the claim does not write {mention.text!r} of {count.text!r} ("9 of 10")'
+            )
+        at_least = Constant(value=mention.value, text=mention.text)
+    elif count is not None and not re.search(
+        rf"(?<![\w.]){re.escape(count.text.lower())}\s+[^\W\d_]", hay
+    ):  # "four datasets", "10 tasks": a count of things, not "90%"
+        raise ValueError(f"count {count.text!r} is not written in the quote as a count")
+    return Check(
+        origin=Origin.llm,
+        relation=Relation.for_all,
+        inner=inner,
+        sweep=reply.over.strip(),
+        labels=labels,
+        count=count,
+        at_least=at_least,
     )
 
 
@@ -186,8 +385,8 @@ def check_from_llm(reply: LLMCheckDraft, quote: str) -> Draft:
             if len(leaves) == 1
             else Check(origin=Origin.llm, relation=Relation.all_of, parts=leaves)
         )
-        if reply.quantifier != "none":
-            check = Check(origin=Origin.llm, relation=Relation(reply.quantifier), inner=check)
+        if reply.quantifier != "none" or reply.labels or reply.count or reply.at_least:
+            check = _quantifier(reply, check, quote)
         check = Check.model_validate(
             check.model_copy(update={"quote": quote, "rule": "llm"}).model_dump()
         )
@@ -204,7 +403,7 @@ def check_from_llm(reply: LLMCheckDraft, quote: str) -> Draft:
 
 
 def draft_check_llm(
-    quote: str, client: LLMClient, *, claim_id: str = "", max_tokens: int = 256
+    quote: str, client: LLMClient, *, claim_id: str = "", max_tokens: int = 384
 ) -> Draft:
     """A check drafted by the model behind ``client`` for ``quote``, validated by code."""
     system, user = load_prompt(PROMPT_VERSION).render(claim=quote)
@@ -221,17 +420,26 @@ def draft_check_llm(
     return draft
 
 
+def model_may_draft(draft: Draft) -> bool:
+    """Whether the model is asked after the rules' ``draft``: no check, and the abstention is
+    not settled, or settled on a kind the check language states (:data:`MODEL_DRAFTS_SETTLED`)."""
+    if draft.check is not None:
+        return False
+    return not draft.settled or any(draft.reason.startswith(p) for p in MODEL_DRAFTS_SETTLED)
+
+
 def draft_with_fallback(
     quote: str, client: LLMClient | None, *, claim_id: str = "", gate: bool = False
 ) -> Draft:
-    """Rules first (behind their confidence gate with ``gate``: a withheld reading stays in
-    ``Draft.withheld``); the model only where the rules abstain without settling it (and only
-    when ``client`` is given)."""
+    """Rules first (behind the confidence gate with ``gate``); the model only where the rules
+    abstain and :func:`model_may_draft` (and only when ``client`` is given). Where the model
+    drafts no check either, the rules' draft is kept with both reasons."""
     draft = draft_check(quote, claim_id=claim_id, gate=gate)
-    if draft.check is not None or client is None or draft.settled:
+    if client is None or not model_may_draft(draft):
         return draft
     by_model = draft_check_llm(quote, client, claim_id=claim_id)
     if by_model.check is None:
-        return Draft(reason=f"rules: {draft.reason}; {by_model.reason}", rule=by_model.rule,
-                     withheld=draft.withheld)  # fmt: skip
-    return by_model
+        return draft.model_copy(
+            update={"reason": f"rules: {draft.reason}; {by_model.reason}", "rule": by_model.rule}
+        )
+    return by_model.model_copy(update={"withheld": draft.withheld})
