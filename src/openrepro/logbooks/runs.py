@@ -11,9 +11,29 @@ A run cell's times are its own word: a hand-written ``duration_s: 1e9`` would ma
 span 31 years and take in metrics logged 300 days after the run. So a window never lasts more
 than :data:`MAX_RUN_SECONDS`, and :func:`run_time_problems` names each run whose recorded times
 cannot be true (the flag ``run_times_inconsistent`` of :mod:`openrepro.evidence.checks`, which
-takes the run's evidence down to testimony). A duration within the cap that is still a lie (a
-run cell typed by hand) is not caught here: it is ``self-recorded`` evidence, and only a replay
-or an attestation raises it (docs/provenance.md).
+takes the run's evidence down to testimony). A run's times must also agree with the times
+recorded beside them (:func:`run_time_problems`, slack :func:`time_slack`: 5 minutes or 10 % of
+the duration, whichever is larger, between times of the participant's machine;
+:data:`CLOCK_SKEW_S` between its clock and the server's):
+
+- the Trackio runs logged in a run cell (the Trackio run names of the metrics tied to it) did
+  not log before the cell's window ``[created_at - duration_s, created_at]`` began: a metric of
+  the same Trackio run logged outside every run cell's window, earlier than the window's start
+  by more than the slack, means the process that logged the window's values was running before
+  the recorded command started (``duration_s: 60`` beside metrics spanning 300 days; a long job
+  started by hand whose last values land while a recorded ``sleep 60`` runs). Metrics of the
+  same Trackio run logged *after* the window are left to rule R2 (``metric_outside_run``: they
+  do not count, and the values logged in the window still decide: a series continued after the
+  run with the paper's value must not hide what the run logged). A run cell without a duration
+  has no recorded start: this check does not apply to it;
+- the run started before the logbook was last written (``updated_at`` of ``logbook.json``,
+  which Trackio rewrites after each cell it writes), and neither the run nor its metrics are
+  dated after the logbook's submission (the server's time, given by the judge).
+
+A bundle records no times (its runs and metrics are the manifest's word): only its durations
+are checked. A duration within the cap and consistent with these times that is still a lie (a
+run cell and a metrics database typed by hand) is not caught here: it is ``self-recorded``
+evidence, and only a replay or an attestation raises it (docs/provenance.md).
 """
 
 from __future__ import annotations
@@ -23,10 +43,22 @@ from datetime import UTC, datetime
 
 from openrepro.logbooks.records import LogbookRecord, Metric, Run
 
-__all__ = ["MAX_RUN_SECONDS", "WINDOW_SLACK_S", "RunFinder", "run_time_problems"]
+__all__ = [
+    "CLOCK_SKEW_S",
+    "MAX_RUN_SECONDS",
+    "TIME_SLACK_FRACTION",
+    "TIME_SLACK_S",
+    "WINDOW_SLACK_S",
+    "RunFinder",
+    "run_time_problems",
+    "time_slack",
+]
 
 WINDOW_SLACK_S = 2.0  # seconds allowed either side of a run's window
 MAX_RUN_SECONDS = 30 * 24 * 3600.0  # the longest run a logbook may record (30 days)
+TIME_SLACK_S = 300.0  # times of one machine that must agree: at least 5 minutes apart...
+TIME_SLACK_FRACTION = 0.10  # ...or 10 % of the run's duration, to count as disagreeing
+CLOCK_SKEW_S = 24 * 3600.0  # the participant's clock against the server's (zones, drift)
 
 
 def _seconds(stamp: str | None) -> float | None:
@@ -59,9 +91,23 @@ def _claimed_start(run: Run, end: float) -> float:
     return end - duration
 
 
-def run_time_problems(record: LogbookRecord) -> dict[str, str]:
+def time_slack(run: Run) -> float:
+    """How far two times of the participant's machine may disagree about ``run``: 5 minutes
+    or 10 % of its recorded duration, whichever is larger."""
+    duration = run.duration_s if run.duration_s and run.duration_s > 0 else 0.0
+    return max(TIME_SLACK_S, TIME_SLACK_FRACTION * min(duration, MAX_RUN_SECONDS))
+
+
+def _iso(moment: float) -> str:
+    return datetime.fromtimestamp(moment, UTC).isoformat(timespec="seconds")
+
+
+def run_time_problems(record: LogbookRecord, *, submitted_at: str | None = None) -> dict[str, str]:
     """Per run id, how its recorded times cannot be true: a duration above
-    :data:`MAX_RUN_SECONDS`, or a run that ended before it started (a negative duration)."""
+    :data:`MAX_RUN_SECONDS`, or a run that ended before it started (a negative duration); its
+    Trackio runs' metrics logged outside its window; a start after the logbook's last update; a
+    run or metrics dated after ``submitted_at`` (the logbook's submission, the server's time).
+    See the module docstring for the slack each comparison allows."""
     found: dict[str, str] = {}
     for run in record.runs:
         duration = run.duration_s
@@ -71,6 +117,55 @@ def run_time_problems(record: LogbookRecord) -> dict[str, str]:
             found[run.id] = f"a duration of {duration:g} s, above {MAX_RUN_SECONDS:g} s"
         elif duration < 0:
             found[run.id] = f"a negative duration ({duration:g} s)"
+    if record.format != "trackio":
+        return found  # a bundle records no times
+    windows = _windows(record)  # all of them, to tie metrics as the judge does
+    if not windows:
+        return found
+    updated = _seconds(record.updated_at)
+    submitted = _seconds(submitted_at)
+    # each timestamped metric tied to its run cell as the judge ties it (RunFinder)
+    tied_names: dict[str, set[str]] = {}  # run id -> Trackio run names logged in it
+    stray: dict[str, list[float]] = {}  # Trackio run name -> times logged outside every run
+    latest: dict[str, float] = {}  # Trackio run name -> its latest metric
+    for metric in record.metrics:
+        when = _seconds(metric.timestamp)
+        if when is None or metric.source == "bundle":
+            continue
+        latest[metric.run] = max(when, latest.get(metric.run, when))
+        holder = _run_at(windows, when)
+        if holder is None:
+            stray.setdefault(metric.run, []).append(when)
+        else:
+            tied_names.setdefault(holder.id, set()).add(metric.run)
+    for window in windows:
+        if window.run.id in found:
+            continue
+        run, slack = window.run, time_slack(window.run)
+        names = sorted(tied_names.get(run.id, ()))
+        for name in names if run.duration_s is not None else ():  # none: no recorded start
+            earlier = [t for t in stray.get(name, ()) if t < window.start - slack]
+            if earlier:
+                found[run.id] = (
+                    f"its Trackio run {name!r} logged a metric at {_iso(min(earlier))}, before "
+                    f"the run's window {_iso(window.start)} .. {_iso(window.end)} by more than "
+                    f"{slack:g} s"
+                )
+                break
+        if run.id in found:
+            continue
+        if updated is not None and window.start > updated + slack:
+            found[run.id] = (
+                f"it started at {_iso(window.start)}, after the logbook was last updated "
+                f"({_iso(updated)}, logbook.json updated_at)"
+            )
+        elif submitted is not None:
+            last = max([window.end, *(latest[name] for name in names)])
+            if last > submitted + CLOCK_SKEW_S:
+                found[run.id] = (
+                    f"it or its metrics are dated {_iso(last)}, after the logbook was "
+                    f"submitted ({_iso(submitted)})"
+                )
     return found
 
 
