@@ -38,6 +38,9 @@ evidence, and only a replay or an attestation raises it (docs/provenance.md).
 
 from __future__ import annotations
 
+import bisect
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -105,9 +108,10 @@ def _iso(moment: float) -> str:
 def run_time_problems(record: LogbookRecord, *, submitted_at: str | None = None) -> dict[str, str]:
     """Per run id, how its recorded times cannot be true: a duration above
     :data:`MAX_RUN_SECONDS`, or a run that ended before it started (a negative duration); its
-    Trackio runs' metrics logged outside its window; a start after the logbook's last update; a
-    run or metrics dated after ``submitted_at`` (the logbook's submission, the server's time).
-    See the module docstring for the slack each comparison allows."""
+    Trackio runs logging before its window began; a start after the logbook's last update; a
+    run dated after ``submitted_at`` (the logbook's submission, the server's time: the metrics
+    that count lie in the run's window). See the module docstring for the slack each
+    comparison allows. Near-linear in metrics and runs (no metric is compared with every run)."""
     found: dict[str, str] = {}
     for run in record.runs:
         duration = run.duration_s
@@ -119,54 +123,79 @@ def run_time_problems(record: LogbookRecord, *, submitted_at: str | None = None)
             found[run.id] = f"a negative duration ({duration:g} s)"
     if record.format != "trackio":
         return found  # a bundle records no times
-    windows = _windows(record)  # all of them, to tie metrics as the judge does
+    windows = _windows(record)
     if not windows:
         return found
+    early = _earlier_logging(record, windows)
     updated = _seconds(record.updated_at)
     submitted = _seconds(submitted_at)
-    # each timestamped metric tied to its run cell as the judge ties it (RunFinder)
-    tied_names: dict[str, set[str]] = {}  # run id -> Trackio run names logged in it
-    stray: dict[str, list[float]] = {}  # Trackio run name -> times logged outside every run
-    latest: dict[str, float] = {}  # Trackio run name -> its latest metric
-    for metric in record.metrics:
-        when = _seconds(metric.timestamp)
-        if when is None or metric.source == "bundle":
-            continue
-        latest[metric.run] = max(when, latest.get(metric.run, when))
-        holder = _run_at(windows, when)
-        if holder is None:
-            stray.setdefault(metric.run, []).append(when)
-        else:
-            tied_names.setdefault(holder.id, set()).add(metric.run)
     for window in windows:
-        if window.run.id in found:
-            continue
         run, slack = window.run, time_slack(window.run)
-        names = sorted(tied_names.get(run.id, ()))
-        for name in names if run.duration_s is not None else ():  # none: no recorded start
-            earlier = [t for t in stray.get(name, ()) if t < window.start - slack]
-            if earlier:
-                found[run.id] = (
-                    f"its Trackio run {name!r} logged a metric at {_iso(min(earlier))}, before "
-                    f"the run's window {_iso(window.start)} .. {_iso(window.end)} by more than "
-                    f"{slack:g} s"
-                )
-                break
         if run.id in found:
             continue
-        if updated is not None and window.start > updated + slack:
+        first = early(window.start - WINDOW_SLACK_S, window.end + WINDOW_SLACK_S)
+        if run.duration_s is not None and first is not None and first[0] < window.start - slack:
+            found[run.id] = (
+                f"its Trackio run {first[1]!r} logged a metric at {_iso(first[0])}, before the "
+                f"run's window {_iso(window.start)} .. {_iso(window.end)} by more than {slack:g} s"
+            )  # a run without a duration has no recorded start to contradict
+        elif updated is not None and window.start > updated + slack:
             found[run.id] = (
                 f"it started at {_iso(window.start)}, after the logbook was last updated "
                 f"({_iso(updated)}, logbook.json updated_at)"
             )
-        elif submitted is not None:
-            last = max([window.end, *(latest[name] for name in names)])
-            if last > submitted + CLOCK_SKEW_S:
-                found[run.id] = (
-                    f"it or its metrics are dated {_iso(last)}, after the logbook was "
-                    f"submitted ({_iso(submitted)})"
-                )
+        elif submitted is not None and window.end > submitted + CLOCK_SKEW_S:
+            found[run.id] = (
+                f"it is dated {_iso(window.end)}, after the logbook was submitted "
+                f"({_iso(submitted)})"
+            )
     return found
+
+
+def _earlier_logging(
+    record: LogbookRecord, windows: list[_Window]
+) -> Callable[[float, float], tuple[float, str] | None]:
+    """A query: for the metrics logged within ``[low, high]`` (a run's window), the earliest
+    time their Trackio runs logged outside every run's window, and that Trackio run's name
+    (None: none did). A sparse table of minima over the metrics sorted by time answers each
+    window in constant time."""
+    spans: list[tuple[float, float]] = []  # the union of the windows (with their slack)
+    for w in sorted(windows, key=lambda w: w.start):
+        low, high = w.start - WINDOW_SLACK_S, w.end + WINDOW_SLACK_S
+        if spans and low <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], high))
+        else:
+            spans.append((low, high))
+    starts = [low for low, _ in spans]
+
+    def held(when: float) -> bool:
+        at = bisect.bisect_right(starts, when) - 1
+        return at >= 0 and when <= spans[at][1]
+
+    stamped = [(when, m.run) for m in record.metrics
+               if m.source != "bundle" and (when := _seconds(m.timestamp)) is not None]  # fmt: skip
+    stray: dict[str, float] = {}  # Trackio run name -> its earliest metric outside every window
+    inside: list[tuple[float, str]] = []
+    for when, name in stamped:
+        if held(when):
+            inside.append((when, name))
+        elif when < stray.get(name, math.inf):
+            stray[name] = when
+    inside = sorted((when, name) for when, name in inside if name in stray)
+    times = [when for when, _ in inside]
+    table = [[(stray[name], name) for _, name in inside]]
+    while (1 << len(table)) <= len(inside):
+        half, row = 1 << (len(table) - 1), table[-1]
+        table.append([min(row[i], row[i + half]) for i in range(len(row) - half)])
+
+    def query(low: float, high: float) -> tuple[float, str] | None:
+        first, last = bisect.bisect_left(times, low), bisect.bisect_right(times, high)
+        if first >= last:
+            return None
+        level = (last - first).bit_length() - 1
+        return min(table[level][first], table[level][last - (1 << level)])
+
+    return query
 
 
 def _windows(record: LogbookRecord) -> list[_Window]:
