@@ -16,9 +16,9 @@ gets wrong (:func:`check_record`, :func:`apply_levels`):
 - ``output_shows_failure``: the run's header says exit 0 but its output ends in a Python
   traceback (``CUDA out of memory``): the exit code is not what ran;
 - ``run_times_inconsistent``: the run's recorded times cannot be true: a duration above 30
-  days or negative (a window that would take in metrics logged long after the run), metrics of
-  its Trackio run logged outside its window, a start after the logbook's last update, or a run
-  or metrics dated after the logbook's submission
+  days or negative (a window that would take in metrics logged long after the run), its
+  Trackio run logging before its window began, a start after the logbook's last update, or a
+  run (with the metrics in its window) dated after the logbook's submission
   (:func:`openrepro.logbooks.runs.run_time_problems`);
 - ``run_self_declared``: the run is an openrepro bundle's entry: the manifest declares it, and
   no tool recorded it on the participant's machine (no cell, no times, metrics typed in the

@@ -27,8 +27,9 @@ the duration, whichever is larger, between times of the participant's machine;
   run with the paper's value must not hide what the run logged). A run cell without a duration
   has no recorded start: this check does not apply to it;
 - the run started before the logbook was last written (``updated_at`` of ``logbook.json``,
-  which Trackio rewrites after each cell it writes), and neither the run nor its metrics are
-  dated after the logbook's submission (the server's time, given by the judge).
+  which Trackio rewrites after each cell it writes), and the run did not end after the
+  logbook's submission (the server's time, given by the judge): the metrics that count lie in
+  the run's window, so none of them is dated after the submission either.
 
 A bundle records no times (its runs and metrics are the manifest's word): only its durations
 are checked. A duration within the cap and consistent with these times that is still a lie (a
