@@ -16,16 +16,17 @@ recorded beside them (:func:`run_time_problems`, slack :func:`time_slack`: 5 min
 the duration, whichever is larger, between times of the participant's machine;
 :data:`CLOCK_SKEW_S` between its clock and the server's):
 
-- the Trackio runs logged in a run cell (the Trackio run names of the metrics tied to it) did
-  not log before the cell's window ``[created_at - duration_s, created_at]`` began: a metric of
-  the same Trackio run logged outside every run cell's window, earlier than the window's start
-  by more than the slack, means the process that logged the window's values was running before
-  the recorded command started (``duration_s: 60`` beside metrics spanning 300 days; a long job
-  started by hand whose last values land while a recorded ``sleep 60`` runs). Metrics of the
-  same Trackio run logged *after* the window are left to rule R2 (``metric_outside_run``: they
-  do not count, and the values logged in the window still decide: a series continued after the
-  run with the paper's value must not hide what the run logged). A run cell without a duration
-  has no recorded start: this check does not apply to it;
+- the Trackio runs logged in a run cell (the Trackio run names of the metrics logged in its
+  window) did not log before the cell's window ``[created_at - duration_s, created_at]``
+  began: a metric of the same Trackio run logged outside every run cell's window, earlier than
+  the window's start by more than the slack, means the process that logged the window's
+  values was running before the recorded command started (``duration_s: 60`` beside metrics
+  spanning 300 days; a long job started by hand whose last values land while a recorded
+  ``sleep 60`` runs). Metrics of the same Trackio run logged *after* the window are left to
+  rule R2 (``metric_outside_run``: they do not count, and the values logged in the window
+  still decide: a series continued after the run with the paper's value must not hide what
+  the run logged). A run cell without a duration has no recorded start: this check does not
+  apply to it;
 - the run started before the logbook was last written (``updated_at`` of ``logbook.json``,
   which Trackio rewrites after each cell it writes), and the run did not end after the
   logbook's submission (the server's time, given by the judge): the metrics that count lie in
@@ -66,14 +67,17 @@ CLOCK_SKEW_S = 24 * 3600.0  # the participant's clock against the server's (zone
 
 
 def _seconds(stamp: str | None) -> float | None:
-    """An ISO-8601 time (or epoch seconds) as epoch seconds; naive times are taken as UTC."""
+    """An ISO-8601 time (or finite epoch seconds) as epoch seconds; naive times are taken as
+    UTC."""
     if stamp is None or not stamp.strip():
         return None
     text = stamp.strip()
     try:
-        return float(text)
+        number = float(text)
     except ValueError:
         pass
+    else:
+        return number if math.isfinite(number) else None  # "nan" or "inf" is no time
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
@@ -103,7 +107,11 @@ def time_slack(run: Run) -> float:
 
 
 def _iso(moment: float) -> str:
-    return datetime.fromtimestamp(moment, UTC).isoformat(timespec="seconds")
+    """``moment`` (epoch seconds) as people read it; a time no calendar holds as a number."""
+    try:
+        return datetime.fromtimestamp(moment, UTC).isoformat(timespec="seconds")
+    except (OverflowError, OSError, ValueError):
+        return f"{moment:g} s after 1970"
 
 
 def run_time_problems(record: LogbookRecord, *, submitted_at: str | None = None) -> dict[str, str]:
