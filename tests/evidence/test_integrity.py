@@ -177,3 +177,14 @@ def test_a_bundle_run_is_testimony_until_a_replay_or_an_attestation_lifts_it(
                                                           flags=["replay_mismatch"])})  # fmt: skip
     levelled, flags = apply_levels(record, "p1/C1", found, mismatch)
     assert [m.level for m in levelled] == ["testimony"] and "replay_mismatch" in flags
+
+
+def test_times_no_calendar_holds_are_named_not_raised() -> None:
+    """Hostile times (epoch 1e300, nan, a month 13) neither crash the check nor tie metrics."""
+    for stamp in ("1e300", "-1e300", "nan", "inf", "2026-13-45"):
+        odd = _run(created_at=stamp)
+        record = _record(odd, stamp, _at(-10)).model_copy(update={"updated_at": stamp})
+        problems = run_time_problems(record, submitted_at=_at(0))
+        assert set(problems) <= {"r1"} and all(isinstance(p, str) for p in problems.values())
+    huge = _record(_run(), "-1e300", _at(-10))  # the run's Trackio run "logged" in year -3e292
+    assert "s after 1970" in run_time_problems(huge)["r1"]
