@@ -1,6 +1,8 @@
 """The judge on a local Ray instance (2 CPUs) equals the single-process judge, on SQLite and
 PostgreSQL: 10 claims x 22 logbooks = 220 (logbook, claim) pairs, mostly on the deterministic
-path, a few on the LLM path (a prompt-keyed fake server behind two endpoints, round robin)."""
+path, a few on the LLM path (a prompt-keyed fake server behind two endpoints, round robin).
+The logbooks are bundles whose successful run is stored as a matched replay (a bundle's own word
+is testimony: ``run_self_declared``)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,8 @@ from openrepro.judge.service import judge_logbooks
 from openrepro.llm import open_client
 from openrepro.logbooks.submit import submit_logbook
 from openrepro.papers import PaperRecord, import_papers
+from openrepro.provenance import ReplayResult
+from openrepro.provenance.replay import store_results
 from openrepro.store import Claim, Logbook, Participant, Verdict
 
 CLAIMS = 10
@@ -91,7 +95,9 @@ def _populate(ctx: ChallengeContext, folder: Path) -> None:
                       text=f"Reaches {value} accuracy on B{i + 1}.",
                       quotes=[f"reaches {value} average accuracy"], drafting="rules")  # fmt: skip
     for j in range(LOGBOOKS):
-        submit_logbook(ctx, _bundle(folder / f"b{j}", j))
+        book = submit_logbook(ctx, _bundle(folder / f"b{j}", j)).logbook_id
+        matched = ReplayResult(run_id="ok", status="matched", level="replayed")
+        store_results(ctx, book, None, [matched])
 
 
 def _verdicts(ctx: ChallengeContext) -> dict[tuple[str, str], tuple[Any, ...]]:

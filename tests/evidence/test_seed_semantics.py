@@ -1,5 +1,6 @@
 """Seeds are what a run's setting measured: a map chooses a table and a column, never seeds;
-identical seeds count as one; a history's rows are steps."""
+identical seeds count as one; a history's rows are steps. (The bundles' run counts as though a
+replay had matched it: a bundle's own word is testimony, ``run_self_declared``.)"""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from openrepro.claims.checks import Check
 from openrepro.claims.values import ReportedValue
 from openrepro.evidence.binding import bind_claim
+from openrepro.evidence.checks import EvidenceLevels, RunStanding
 from openrepro.evidence.decide import compare
 from openrepro.evidence.records import Measurement, Pointer
 from openrepro.logbooks.bundle import read_bundle
@@ -25,6 +27,9 @@ def _bundle(root: Path, files: dict[str, str]) -> LogbookRecord:
                           "produced": sorted(files)}]}  # fmt: skip
     (root / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     return read_bundle(root)
+
+
+REPLAYED = EvidenceLevels(runs={"r1": RunStanding(level="replayed", notes=["replay #1 matched"])})
 
 
 def _check(name: str = "acc", value: float = 0.8) -> Check:
@@ -50,7 +55,9 @@ def test_a_map_at_rows_2_5_9_of_ten_seeds_binds_all_ten(tmp_path: Path) -> None:
     root = tmp_path / "b"
     record = _bundle(root, {"results.csv": TEN})
     _map(record, [{"file": "results.csv", "row": r, "column": "score"} for r in (2, 5, 9)])
-    binding = bind_claim(record, "p1/C1", _check(), [], locate=lambda ref: root / ref.path)
+    binding = bind_claim(
+        record, "p1/C1", _check(), [], locate=lambda ref: root / ref.path, levels=REPLAYED
+    )
     assert _rows(binding) == list(range(1, 11))
     [bound] = binding.bound
     assert len(bound.seeds) == 8  # ten rows; the three cherry-picked 0.8s are one value
@@ -64,7 +71,9 @@ def test_a_map_keeps_its_setting_but_takes_every_seed_of_it(tmp_path: Path) -> N
     root = tmp_path / "b"
     record = _bundle(root, {"results.csv": text})
     _map(record, {"file": "results.csv", "row": 2, "column": "score"})
-    binding = bind_claim(record, "p1/C1", _check(), [], locate=lambda ref: root / ref.path)
+    binding = bind_claim(
+        record, "p1/C1", _check(), [], locate=lambda ref: root / ref.path, levels=REPLAYED
+    )
     assert _rows(binding) == [1, 2, 3, 4]  # the ours rows, not the baseline's
 
 
@@ -75,7 +84,9 @@ def test_a_single_row_of_a_table_without_seeds_stays_one_row(tmp_path: Path) -> 
     record.evidence_map = EvidenceMap.model_validate(
         {"format": 1, "claims": {"p1/C1": {"acc": {"file": "sweep.csv", "row": 2,
                                                    "column": "time"}}}})  # fmt: skip
-    binding = bind_claim(record, "p1/C1", _check(), [], locate=lambda ref: root / ref.path)
+    binding = bind_claim(
+        record, "p1/C1", _check(), [], locate=lambda ref: root / ref.path, levels=REPLAYED
+    )
     assert _rows(binding) == [2]
 
 
@@ -83,7 +94,8 @@ def test_identical_seeds_count_as_one(tmp_path: Path) -> None:
     root = tmp_path / "b"
     record = _bundle(root, {"results.csv": "seed,acc\n0,0.9\n1,0.9\n2,0.9\n"})
     binding = bind_claim(record, "p1/C1", _check("acc", 0.9), [],
-                         locate=lambda ref: root / ref.path)  # fmt: skip
+                         locate=lambda ref: root / ref.path,
+                         levels=REPLAYED)  # fmt: skip
     [bound] = binding.bound
     assert bound.seeds == [0.9]
     same = [Measurement(value=0.9, metric="acc", run=f"r{i}", seed=f"s{i}", run_ok=True,
@@ -100,7 +112,8 @@ def test_a_history_binds_the_last_step_of_each_seed(tmp_path: Path) -> None:
     root = tmp_path / "b"
     record = _bundle(root, {"history.csv": text})
     binding = bind_claim(record, "p1/C1", _check("loss", 0.02), [],
-                         locate=lambda ref: root / ref.path)  # fmt: skip
+                         locate=lambda ref: root / ref.path,
+                         levels=REPLAYED)  # fmt: skip
     [bound] = binding.bound
     assert sorted(bound.seeds) == [1 / 61, 1 / 61 + 0.01, 1 / 61 + 0.02]
 
@@ -109,5 +122,7 @@ def test_a_one_column_table_is_seeds_of_one_setting(tmp_path: Path) -> None:
     root = tmp_path / "b"
     record = _bundle(root, {"acc.csv": "score\n" + "".join(f"{0.6 + i / 100}\n" for i in range(6))})
     _map(record, {"file": "acc.csv", "row": 3, "column": "score"})
-    binding = bind_claim(record, "p1/C1", _check(), [], locate=lambda ref: root / ref.path)
+    binding = bind_claim(
+        record, "p1/C1", _check(), [], locate=lambda ref: root / ref.path, levels=REPLAYED
+    )
     assert _rows(binding) == [1, 2, 3, 4, 5, 6]

@@ -2,7 +2,8 @@
 
 The judges are the real OpenAI-compatible backend talking to the scripted local server of
 tests/llm/fake_openai.py, so each judge's answer is known: two judges that read different
-pointers leave the quantity unbound, and a claim without a check never reaches them.
+pointers leave the quantity unbound, and a claim without a check never reaches them. The
+records are bundles, whose runs count once a replay matched them (``REPLAYED``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from fake_openai import FakeOpenAI, completion
 from openrepro.claims.checks import Check, Constant, Quantity, Tolerance
 from openrepro.claims.records import ClaimView
 from openrepro.claims.values import ReportedValue, Scale
+from openrepro.evidence.checks import EvidenceLevels, RunStanding
 from openrepro.judge.engine import judge_claim
 from openrepro.llm import LLMClient
 from openrepro.llm.openai_backend import OpenAIBackend
@@ -33,6 +35,9 @@ CLAIM = ClaimView(
 RUN = Run(id="r1", command=["python", "eval.py"], exit_code=0, duration_s=1.0,
           output="final accuracy 88.0\nbaseline accuracy 70.0\n")  # fmt: skip
 RECORD = LogbookRecord(format="bundle", format_version="1", paper_id="p1", runs=[RUN])
+REPLAYED = EvidenceLevels(
+    runs={run: RunStanding(level="replayed", notes=["replay matched"]) for run in ("r1", "r2")}
+)
 
 
 def _judge(server: FakeOpenAI) -> LLMClient:
@@ -60,13 +65,13 @@ def test_artifacts_no_run_produced_are_flagged() -> None:
 def test_the_checks_own_tolerance_decides() -> None:
     metric = Metric(run="r1", key="claims/p1/C1/subject", step=0, value=88.0, source="bundle")
     record = RECORD.model_copy(update={"metrics": [metric]})
-    assert judge_claim(record, _checked()).decision.verdict == "verified"  # within 5 %
+    assert judge_claim(record, _checked(), levels=REPLAYED).decision.verdict == "verified"
     check = _checked().check
     assert check is not None
     strict = _checked().model_copy(
         update={"check": check.model_copy(update={"tolerance": Tolerance(rel=0.0005)})}
     )
-    assert judge_claim(record, strict).decision.verdict == "falsified"
+    assert judge_claim(record, strict, levels=REPLAYED).decision.verdict == "falsified"
 
 
 # -- rule 4 of binding: the judges choose among numbered pointers; code reads the values --
@@ -94,7 +99,7 @@ def test_a_pointer_the_judges_agree_on_binds_and_code_reads_it() -> None:
     with FakeOpenAI() as one, FakeOpenAI() as two:
         one.script(completion('{"choices": [1]}'))
         two.script(completion('{"choices": [1]}'))
-        judged = judge_claim(record, claim, clients=[_judge(one), _judge(two)])
+        judged = judge_claim(record, claim, clients=[_judge(one), _judge(two)], levels=REPLAYED)
     assert (judged.path, judged.decision.verdict) == ("llm", "verified"), judged.decision
     [binding] = judged.details["bindings"]
     assert binding["how"] == "llm" and sorted(binding["values"]) == [87.9, 88.0, 88.2]

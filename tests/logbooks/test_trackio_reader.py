@@ -9,16 +9,22 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from openrepro.errors import LogbookError
+from openrepro.evidence.checks import EvidenceLevels, apply_levels, cell_problems
+from openrepro.evidence.gather import measurements
 from openrepro.logbooks.records import LogbookRecord
+from openrepro.logbooks.runs import run_time_problems
 from openrepro.logbooks.trackio_reader import read_trackio_export, read_trackio_logbook
 
 TRAIN = """\
@@ -331,3 +337,48 @@ def test_export_with_pyarrow(built: tuple[Path, Path], tmp_path: Path) -> None:
         ("seed-0", "claims/p1/C1/accuracy", step, "trackio-export") for step in range(3)
     ]
     assert [m.value for m in metrics] == pytest.approx([0.5, 0.6, 0.7])
+
+
+# ---- the run's times against its metrics' times and the logbook's own ----
+
+
+def test_an_honest_runs_times_agree_with_its_metrics_and_the_logbook(
+    record: LogbookRecord,
+) -> None:
+    ok = record.runs[0]
+    assert record.updated_at is not None  # logbook.json's, rewritten after each cell
+    now = datetime.now(UTC).isoformat()
+    assert run_time_problems(record, submitted_at=now) == {}
+    found = measurements(record, "p1/C1")
+    levelled, flags = apply_levels(record, "p1/C1", found, EvidenceLevels(submitted_at=now))
+    assert [(m.run, m.level) for m in levelled] == [(ok.id, "self-recorded")], flags
+
+
+def test_a_minute_long_run_cell_beside_metrics_spanning_300_days_is_testimony(
+    built: tuple[Path, Path], copy: Path, tmp_path: Path
+) -> None:
+    """The attack: the run cell says 60 s (header and body agree, as a forger writes them);
+    the metrics database says its Trackio run logged for 300 days. The last step lies in the
+    run's window, so it was self-recorded evidence."""
+    data = tmp_path / "data"
+    shutil.copytree(built[1], data)
+    page = copy / C1_PAGE
+    lines = page.read_text(encoding="utf-8").splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if line.startswith("{") and '"command"' in line:
+            header = json.loads(line)
+            lines[i] = json.dumps({**header, "duration_s": 60.0}) + "\n"
+    text = re.sub(r"exit 0 · [\d.]+s", "exit 0 · 60.0s", "".join(lines))
+    page.write_text(text, encoding="utf-8")
+    with sqlite3.connect(data / "repro.db") as db:
+        (first,) = db.execute("SELECT timestamp FROM metrics WHERE step = 0").fetchone()
+        early = datetime.fromisoformat(first) - timedelta(days=300)
+        db.execute("UPDATE metrics SET timestamp = ? WHERE step = 0", (early.isoformat(),))
+    db.close()
+    forged = read_trackio_logbook(copy, trackio_dir=data)
+    run = forged.runs[0]
+    assert (run.duration_s, cell_problems(forged)) == (60.0, {})
+    assert "before the run's window" in run_time_problems(forged)[run.id]
+    levelled, flags = apply_levels(forged, "p1/C1", measurements(forged, "p1/C1"))
+    assert [(m.run, m.level) for m in levelled] == [(run.id, "testimony")]
+    assert "run_times_inconsistent" in flags

@@ -12,7 +12,8 @@ resume, then runs it to the end and checks the store: on SQLite and on PostgreSQ
   claims as the record says, and no claim key twice.
 
 The judge runs the deterministic path (``--no-llm``: the logbooks log ``claims/<paper>/<key>/
-accuracy`` during successful runs, the claims report a value, so the rules decide). Extraction
+accuracy`` during successful runs, stored as matched replays, the claims report a value, so the
+rules decide). Extraction
 needs an LLM: a local OpenAI-compatible server on 127.0.0.1 (:class:`fake_openai.FakeOpenAI`)
 answers every request at once with the same valid choice of sentences. A real model is not
 needed: the property under test is about storage (what a killed process leaves behind and what
@@ -42,6 +43,7 @@ from openrepro.claims.checks import Check, Constant, Quantity, Relation
 from openrepro.judge.engine import judge_config
 from openrepro.logbooks.records import LogbookRecord, Metric, Run
 from openrepro.store import Claim, ClaimExtraction, Logbook, Paper, Participant, Verdict
+from openrepro.store.tables_provenance import Replay
 
 KILLS = 20
 REPORTED = 80.0  # every claim reports accuracy 80.0
@@ -176,6 +178,10 @@ def _judge_store(ctx: ChallengeContext) -> int:
         conn.execute(insert(Participant), people)
         conn.execute(insert(Claim), claims)
         conn.execute(insert(Logbook), books)
+        # a bundle's run is its manifest's word: it counts once a replay matched it
+        conn.execute(insert(Replay), [{"logbook_id": b["id"], "run_id": "seed0", "kind": "replay",
+                                       "status": "matched", "level": "replayed", "details": {}}
+                                      for b in books])  # fmt: skip
     return PAPERS * PEOPLE_PER_PAPER * CLAIMS
 
 

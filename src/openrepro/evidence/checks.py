@@ -15,8 +15,15 @@ gets wrong (:func:`check_record`, :func:`apply_levels`):
   or the metric's key, so the run cannot have logged the metric;
 - ``output_shows_failure``: the run's header says exit 0 but its output ends in a Python
   traceback (``CUDA out of memory``): the exit code is not what ran;
-- ``run_times_inconsistent``: the run's recorded duration cannot be true (above 30 days, or
-  negative: a window that would take in metrics logged long after the run);
+- ``run_times_inconsistent``: the run's recorded times cannot be true: a duration above 30
+  days or negative (a window that would take in metrics logged long after the run), its
+  Trackio run logging before its window began, a start after the logbook's last update, or a
+  run (with the metrics in its window) dated after the logbook's submission
+  (:func:`openrepro.logbooks.runs.run_time_problems`);
+- ``run_self_declared``: the run is an openrepro bundle's entry: the manifest declares it, and
+  no tool recorded it on the participant's machine (no cell, no times, metrics typed in the
+  manifest): its measurements are ``testimony`` unless a matched replay or attestation lifts
+  the run;
 - ``artifact_changed_after_run``: an artifact cell recorded the file's size when the run wrote it,
   and the file has another size now (the file changed after the run; PaperBench's mtime rule,
   with the size Trackio records standing in for the mtime it does not);
@@ -34,9 +41,10 @@ A run with ``run_cell_inconsistent``, ``output_edited``, ``script_cannot_log_met
 measurements no longer count, whatever a replay found. A stored replay or attestation
 (:class:`EvidenceLevels`, from the ``replays`` table) raises a run to ``replayed``/``attested``
 when it matched, and downgrades it to ``testimony`` with ``replay_mismatch`` /
-``attestation_mismatch`` when it did not. A value read from a logbook file that a matched
-replay wrote again (``EvidenceLevels.files``) is ``replayed``, whichever run the logbook ties
-the file to.
+``attestation_mismatch`` when it did not; a bundle's run (``run_self_declared``) starts at
+``testimony`` and only a matched replay or attestation raises it. A value read from a logbook
+file that a matched replay wrote again (``EvidenceLevels.files``) is ``replayed``, whichever run
+the logbook ties the file to.
 """
 
 from __future__ import annotations
@@ -46,6 +54,7 @@ import re
 import shlex
 import sys
 from collections.abc import Iterable, Sequence
+from datetime import UTC
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -115,6 +124,9 @@ class EvidenceLevels(BaseModel):
     #: paths of files a run produced whose bytes differ from what an earlier revision of this
     #: logbook stored for the same run (``artifact_changed_after_run``, by content hash)
     changed: set[str] = Field(default_factory=set)
+    #: when the logbook was submitted (ISO 8601, the server's clock): no run or metric of it
+    #: can be dated later (``run_times_inconsistent``)
+    submitted_at: str | None = None
 
 
 def cell_problems(record: LogbookRecord) -> dict[str, list[str]]:
@@ -260,11 +272,14 @@ def artifact_changes(record: LogbookRecord) -> list[str]:
     return [artifact.file.path for artifact, _, _ in changed_after_run(record)]
 
 
-def check_record(record: LogbookRecord) -> dict[str, list[Flag]]:
-    """Claim-independent flags per run id (``""`` holds the logbook-wide ones)."""
+def check_record(
+    record: LogbookRecord, *, submitted_at: str | None = None
+) -> dict[str, list[Flag]]:
+    """Claim-independent flags per run id (``""`` holds the logbook-wide ones);
+    ``submitted_at``: when the logbook was submitted (its runs' times are checked against it)."""
     found: dict[str, list[Flag]] = {run_id: ["run_cell_inconsistent"]
                                     for run_id in cell_problems(record)}  # fmt: skip
-    for run_id in run_time_problems(record):
+    for run_id in run_time_problems(record, submitted_at=submitted_at):
         found.setdefault(run_id, []).append("run_times_inconsistent")
     for run in record.runs:
         if output_shows_failure(run):
@@ -283,8 +298,10 @@ def apply_levels(
     """Give each measurement its run's level; returns them and the flags raised on the way."""
     external = external or EvidenceLevels()
     runs = {run.id: run for run in record.runs}
-    static = check_record(record)
+    static = check_record(record, submitted_at=external.submitted_at)
     prefix = claim_metric_prefix(claim_id)
+    # a bundle's runs are the manifest's word: nothing recorded them (``run_self_declared``)
+    declared = record.format == "bundle"
     changed = set(artifact_changes(record)) | external.changed
     flags: list[Flag] = list(static.get("", []))
     if external.changed:
@@ -310,7 +327,11 @@ def apply_levels(
             continue
         if run is None or not m.within_run:
             # not tied to a run cell by id (an LLM-picked metric names Trackio's run name)
-            level_of: ProvenanceLevel = "self-recorded" if m.within_run else "testimony"
+            level_of: ProvenanceLevel = (
+                "self-recorded" if m.within_run and not declared else "testimony"
+            )
+            if declared and m.within_run:
+                flags.append("run_self_declared")
             levelled.append(m.model_copy(update={"level": level_of}))
             continue
         own: list[Flag] = list(static.get(run.id, []))
@@ -338,6 +359,10 @@ def apply_levels(
             # a matched replay cannot clear what the record itself gets wrong
             level = "testimony" if own else standing.level
             own += standing.flags
+        if declared and not own and level_rank(level) < level_rank("replayed"):
+            # a bundle's run: only openrepro re-running it (or a job it watched) shows it ran
+            level = "testimony"
+            own.append("run_self_declared")
         flags += own
         levelled.append(m if m.level == level else m.model_copy(update={"level": level}))
     return levelled, list(dict.fromkeys(flags))
@@ -376,6 +401,10 @@ def stored_levels(session: Session, logbook_id: int) -> EvidenceLevels:
                     if not levels.runs.get(run, RunStanding()).flags}  # fmt: skip
     levels.runs = {k: v for k, v in levels.runs.items() if v.flags or v.notes}
     levels.copied = copied_files(session, logbook_id)
+    book = session.get(Logbook, logbook_id)
+    if book is not None and book.submitted_at is not None:
+        when = book.submitted_at  # SQLite gives it back without its zone: UTC
+        levels.submitted_at = (when if when.tzinfo else when.replace(tzinfo=UTC)).isoformat()
     levels.changed = changed_since_submitted(session, logbook_id)
     return levels
 

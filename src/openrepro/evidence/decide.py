@@ -301,7 +301,8 @@ def decide(
                        "recorded run", "metric_outside_run")  # fmt: skip
         if comparison.downgraded:
             return out("inconclusive", "R2a", "the claim's metric rests only on runs whose "
-                       "record is not consistent (downgraded to testimony)")  # fmt: skip
+                       "record is not consistent or that no tool recorded (downgraded to "
+                       "testimony; the provenance flags say why)")  # fmt: skip
         return out("inconclusive", "R3", "no checked measurement of the claim's metric")
     if comparison.unit_mismatch:
         return out("inconclusive", "R4", comparison.detail, "unit_mismatch")

@@ -49,6 +49,8 @@ Flag = Literal[
     "artifact_copied",
     "run_times_inconsistent",
     "output_shows_failure",
+    # a run a bundle's manifest declares (no tool recorded it): testimony until replayed/attested
+    "run_self_declared",
     # human judgement (openrepro.evidence.human): consistency of the reviewers' answers
     "needs_human",
     "too_few_items",

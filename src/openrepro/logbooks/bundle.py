@@ -19,9 +19,11 @@ it names. The manifest's schema is :class:`BundleManifest`, shipped as JSON Sche
       "artifacts": [{"path": "figures/accuracy.png", "kind": "figure"}]
     }
 
-Every path is relative to the manifest's folder and must name a regular file inside it. Like a
-Trackio run cell, a bundle's run entry is *self-recorded*: the judge treats it as evidence of
-what the participant's machine did, at that provenance level.
+Every path is relative to the manifest's folder and must name a regular file inside it. Unlike
+a Trackio run cell, which ``trackio logbook run`` writes as the command ends, a bundle's run
+entry is the manifest's own word: no tool recorded it (no cell, no times, its metrics typed into
+the manifest). The judge takes its measurements as ``testimony`` (flag ``run_self_declared``)
+until a matched replay or attestation lifts the run (docs/provenance.md).
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ import re
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from openrepro.errors import LogbookError
 
@@ -126,6 +126,13 @@ class TrackioManifest(BaseModel):
     root: PageNode
     traces: list[dict[str, Any]] = Field(default_factory=list)
     revision: str | int | None = None
+    updated_at: str | None = None  # when Trackio last wrote it (its clock)
+
+    @field_validator("updated_at", mode="before")
+    @classmethod
+    def _time_text(cls, value: Any) -> str | None:
+        """A time written as text, at most 100 characters; anything else is not recorded."""
+        return value if isinstance(value, str) and len(value) <= 100 else None
 
 
 def read_trackio_manifest(path: Path, name: str) -> TrackioManifest:

@@ -211,6 +211,10 @@ class LogbookRecord(BaseModel):
     warnings: list[str] = Field(default_factory=list)  # what the reader forgave, and how
     #: the participant's ``evidence_map.json`` (testimony: where to look, never a value)
     evidence_map: EvidenceMap | None = None
+    #: when the logbook was last written, by its own clock (``updated_at`` of a Trackio
+    #: ``logbook.json``; None: not recorded); checked against its runs' times
+    #: (:func:`openrepro.logbooks.runs.run_time_problems`), not part of the revision
+    updated_at: str | None = None
     # Files the reader made rather than found (images decoded from figure cells): path -> bytes.
     # Not part of the record's JSON; `submit` writes them into the file store with the rest.
     _embedded: dict[str, bytes] = PrivateAttr(default_factory=dict)
@@ -224,10 +228,10 @@ class LogbookRecord(BaseModel):
         return self._embedded.get(path)
 
     def revision(self) -> str:
-        """A content hash: the same attempt read twice gives the same revision (``source`` and
-        ``warnings`` are left out; fields added since the first format only count when set, so
-        a logbook stored before them keeps its revision)."""
-        payload = self.model_dump(mode="json", exclude={"source", "warnings"})
+        """A content hash: the same attempt read twice gives the same revision (``source``,
+        ``warnings`` and ``updated_at`` are left out; fields added since the first format only
+        count when set, so a logbook stored before them keeps its revision)."""
+        payload = self.model_dump(mode="json", exclude={"source", "warnings", "updated_at"})
         for key in _ADDED_FIELDS:
             if not payload.get(key):
                 payload.pop(key, None)

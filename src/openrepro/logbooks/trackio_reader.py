@@ -674,6 +674,7 @@ def build_record(
         paper_refs=refs,
         tables=tables,
         warnings=[*builder.warnings, *problems],
+        updated_at=manifest.updated_at,
     )
     for path, data in builder.embedded.items():
         record.add_embedded(builder.files[path], data)
