@@ -207,3 +207,26 @@ def test_a_frozen_challenge_refuses_every_write(
         register(challenge, "newcomer")
     reopen(challenge)
     assert submit_logbook(challenge, make_bundle(tmp_path / "c"), handle="ada").status == "new"
+
+
+def test_submission_errors_never_show_server_paths(api: TestClient, tmp_path: Path) -> None:
+    """An upload is unpacked in a server temporary folder: its errors name the file inside the
+    archive, never where the server put it."""
+    import tarfile
+    import tempfile
+
+    token = api.post("/api/v1/participants", json={"handle": "ada"}).json()["token"]
+    bad = tmp_path / "bad.tar.gz"
+    inner = tmp_path / "logbook.json"
+    inner.write_text("{not json")
+    with tarfile.open(bad, "w:gz") as tar:
+        tar.add(inner, arcname=".trackio/logbook/logbook.json")
+    broken = tmp_path / "broken.tar.gz"
+    broken.write_bytes(b"\x1f\x8b not really gzip")
+    for archive in (bad, broken):
+        with archive.open("rb") as fh:
+            reply = api.post("/api/v1/logbooks", files={"file": (archive.name, fh)},
+                             headers=_bearer(token))  # fmt: skip
+        assert reply.status_code == 422, reply.text
+        message = reply.json()["error"]["message"]
+        assert tempfile.gettempdir() not in message and "openrepro-upload-" not in message
