@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import cast
 
 import typer
+from rich.console import Console
 from rich.markup import escape
 
 from openrepro.claims.checks import (
@@ -83,24 +84,25 @@ def _settings(ctx: typer.Context) -> Settings:
 
 def _print_draft(draft: Draft) -> None:
     if draft.check is None:
-        err_console.print(f"no check: {escape(draft.reason)}")
+        reason = draft.reason.removeprefix("no check: ")
+        err_console.print(f"no check: {escape(reason)}")
         if draft.withheld is not None:
             err_console.print(
                 "the rules' reading, not published (review it; keep it with `claims check "
                 "set` or `claims check redraft --drafting rules`):"
             )
-            _print_check(draft.withheld, draft.rule)
+            _print_check(draft.withheld, draft.rule, err_console)
         return
-    _print_check(draft.check, draft.rule)
+    _print_check(draft.check, draft.rule, console)
 
 
-def _print_check(check: Check, rule: str) -> None:
-    console.print(f"[bold]{check.relation.value}[/] ({check.origin.value}, rule {rule})")
-    console.print(escape(check.describe()))
+def _print_check(check: Check, rule: str, out: Console) -> None:
+    out.print(f"[bold]{check.relation.value}[/] ({check.origin.value}, rule {rule})")
+    out.print(escape(check.describe()))
     for q in check.all_quantities():
-        console.print(f"  quantity {escape(q.name)}" + (f" key {escape(q.key)}" if q.key else ""))
+        out.print(f"  quantity {escape(q.name)}" + (f" key {escape(q.key)}" if q.key else ""))
     for constant in check.constants():
-        console.print(f'  constant {constant.value:g} from "{escape(constant.text)}"')
+        out.print(f'  constant {constant.value:g} from "{escape(constant.text)}"')
 
 
 @check_app.command("draft")
