@@ -12,16 +12,19 @@ import importlib.util
 import os
 import shutil
 import sys
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import tomli_w
 
-from openrepro.challenge import ChallengeContext, init_challenge
+from openrepro.challenge import ChallengeContext, init_challenge, open_challenge
+from openrepro.config import CONFIG_FILE
 from openrepro.llm.embedded import EmbeddedBackend, default_model_path
 from organizer_scenario import build_workspaces
-from pgdb import postgres_database
+from pgdb import create_database, drop_database, postgres_database
 
 DATA = Path(__file__).parent / "data"
 
@@ -48,17 +51,68 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A fresh, empty database URL on each backend."""
+    """A fresh database URL on each backend: empty, but for a test that also uses
+    ``challenge``, whose PostgreSQL database is made as a copy of the template's at once."""
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'store.db'}"
+    elif "challenge" in request.fixturenames:  # made as a copy of the challenge template's
+        templates: _Templates = request.getfixturevalue("_challenge_templates")
+        yield from postgres_database(_config(templates.folder("postgresql"))["database_url"])
     else:
         yield from postgres_database()
 
 
+class _Templates:
+    """Per backend, a challenge folder made by ``init_challenge`` once for the session (lazily);
+    the ``challenge`` fixture copies its database."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.folders: dict[str, Path] = {}
+
+    def folder(self, backend: str) -> Path:
+        if backend not in self.folders:
+            folder = self.root / backend
+            url = f"sqlite:///{folder / 'store.db'}" if backend == "sqlite" else create_database()
+            init_challenge(folder, "test", venue="Test/2026", database_url=url).close()
+            self.folders[backend] = folder
+        return self.folders[backend]
+
+
+@pytest.fixture(scope="session")
+def _challenge_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Templates]:
+    templates = _Templates(tmp_path_factory.mktemp("challenge-templates"))
+    try:
+        yield templates
+    finally:
+        if "postgresql" in templates.folders:
+            drop_database(_config(templates.folders["postgresql"])["database_url"])
+
+
+def _config(folder: Path) -> dict[str, Any]:
+    return tomllib.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
+
+
 @pytest.fixture
-def challenge(tmp_path: Path, database_url: str) -> Iterator[ChallengeContext]:
-    """A freshly initialised challenge folder on each backend."""
-    ctx = init_challenge(tmp_path / "ch", "test", venue="Test/2026", database_url=database_url)
+def challenge(
+    tmp_path: Path, database_url: str, _challenge_templates: _Templates
+) -> Iterator[ChallengeContext]:
+    """A freshly initialised challenge folder on each backend: what
+    ``init_challenge(tmp_path / "ch", "test", venue="Test/2026", database_url=database_url)``
+    makes, copied from one made once per session (its migrations took 0.1-0.3 s a test)."""
+    backend = "sqlite" if database_url.startswith("sqlite") else "postgresql"
+    config = _config(_challenge_templates.folder(backend))
+    if backend == "sqlite":
+        source = Path(config["database_url"].removeprefix("sqlite:///"))
+        assert not source.with_name(source.name + "-wal").exists()  # all in the file
+        shutil.copyfile(source, database_url.removeprefix("sqlite:///"))
+    # (on PostgreSQL, `database_url` made the database as a copy of the template's)
+    folder = tmp_path / "ch"
+    folder.mkdir()
+    (folder / CONFIG_FILE).write_text(
+        tomli_w.dumps({**config, "database_url": database_url}), encoding="utf-8"
+    )
+    ctx = open_challenge(folder)
     try:
         yield ctx
     finally:

@@ -24,7 +24,7 @@ def test_claims_eval_reports_coverage_accuracy_and_confusion(tmp_path: Path) -> 
 def test_claims_eval_names_a_bad_labels_file(tmp_path: Path) -> None:
     bad = tmp_path / "labels.jsonl"
     bad.write_text('{"id": "x"}\n', encoding="utf-8")
-    result = run("claims", "eval", str(bad), cwd=tmp_path)
+    result = run("claims", "eval", str(bad), cwd=tmp_path, fresh=True)
     assert result.returncode != 0
     assert "line 1" in result.stderr and "Traceback" not in result.stderr
 

@@ -26,7 +26,7 @@ def folder(tmp_path: Path, embedded_model_path: Path) -> Path:
 
 def test_extract_then_curate(folder: Path) -> None:
     env = {"OPENREPRO_LLM_THREADS": "1"}
-    first = run("claims", "extract", "p1", "-f", "json", cwd=folder, env=env)
+    first = run("claims", "extract", "p1", "-f", "json", cwd=folder, env=env, fresh=True)
     assert first.returncode == 0, first.stderr
     report = json.loads(first.stdout)
     assert report["usage"]["calls"] >= 1

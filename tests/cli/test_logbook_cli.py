@@ -19,7 +19,7 @@ def test_pull_submit_list_show_render(tmp_path: Path) -> None:
     listing.write_text(json.dumps([{"id": "p1", "title": "Sparse", "abstract": "An abstract."}]))
     assert run("papers", "import", str(listing), cwd=folder).returncode == 0
 
-    pulled = run("pull", "p1", "--dir", str(tmp_path / "ws"), "-f", "json", cwd=folder)
+    pulled = run("pull", "p1", "--dir", str(tmp_path / "ws"), "-f", "json", cwd=folder, fresh=True)
     assert pulled.returncode == 0, pulled.stderr
     files = json.loads(pulled.stdout)["files"]
     assert {"PAPER.md", "CLAIMS.md", "claims.json", "INSTRUCTIONS.md", "AGENTS.md"} <= set(files)

@@ -22,5 +22,5 @@ def test_invite_approve_and_confirm_from_the_command_line(tmp_path: Path) -> Non
     assert done.returncode == 0 and json.loads(done.stdout)["team"] == "other"
     done = run("participants", "approve", "ada", "--format", "json", cwd=folder)
     assert done.returncode == 0 and json.loads(done.stdout)["status"] == "active"
-    done = run("participants", "approve", "nobody", cwd=folder)
+    done = run("participants", "approve", "nobody", cwd=folder, fresh=True)
     assert done.returncode != 0 and "nobody" in done.stderr + done.stdout

@@ -4,15 +4,13 @@ once per module), plus the evaluation's arithmetic on hand-made confusions and t
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
 from cases import CASES, build_labelled_set
+from test_cli import run  # the CLI as a process, as in tests/cli/
 
 from openrepro.challenge import ChallengeContext, init_challenge
 from openrepro.errors import LabelError, NotFoundError
@@ -26,13 +24,6 @@ from openrepro.judge.evaluate import (
     score_confusion,
 )
 from openrepro.judge.service import JudgeReport, judge_logbooks
-
-
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """The CLI as a subprocess, as in tests/cli/test_cli.py."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENREPRO_")}
-    return subprocess.run([sys.executable, "-m", "openrepro", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
 
 
 class Judged(NamedTuple):

@@ -5,14 +5,13 @@ a bad map gets, ambiguous name matches, and the bindings `submit` prints."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import func, select
+from test_cli import run  # the CLI as a process, as in tests/cli/
 from test_judge_flow import _trackio  # the trackio CLI in a workspace, as the flow tests run it
 
 from openrepro.challenge import ChallengeContext
@@ -293,12 +292,6 @@ def test_the_same_values_twice_are_not_ambiguous(
     assert subject.how == "match" and sorted(subject.values) == [95.1, 95.3]
 
 
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENREPRO_")}
-    return subprocess.run([sys.executable, "-m", "openrepro", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
-
-
 def test_submit_prints_each_claims_bindings(
     challenge: ChallengeContext, claims: None, tmp_path: Path
 ) -> None:
@@ -310,7 +303,7 @@ def test_submit_prints_each_claims_bindings(
                                   "column": "accuracy"}},
               "C9": {"x": {"metric": "m"}}})  # fmt: skip
     folder = tmp_path / "ch"  # the challenge fixture's folder
-    done = _cli("submit", str(ws), "--as", "cli", "-f", "json", cwd=folder)
+    done = run("submit", str(ws), "--as", "cli", "-f", "json", cwd=folder)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     by_claim = {c["claim"]: {q["quantity"]: q for q in c["quantities"]}
@@ -322,7 +315,7 @@ def test_submit_prints_each_claims_bindings(
     )
     assert by_claim["p1/C1"]["subject"]["how"] == "unbound"
     assert any("'C9' is not a claim of this paper" in w for w in report["warnings"])
-    text = _cli("submit", str(ws), "--as", "cli2", cwd=folder)
+    text = run("submit", str(ws), "--as", "cli2", cwd=folder)
     assert text.returncode == 0, text.stderr
     # the same files under another handle are a copy of cli's: nothing that counts
     assert "bindings" in text.stdout and "artifact_copied" in text.stdout
