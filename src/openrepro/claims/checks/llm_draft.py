@@ -42,6 +42,7 @@ from openrepro.claims.checks.grounding import grounding_problems
 from openrepro.claims.checks.records import (
     APPROX_DIFF_REL_TOL,
     DEFAULT_REL_TOL,
+    SINGLE_QUANTITY,
     Check,
     Comparator,
     Constant,
@@ -264,14 +265,7 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
         if relation in {Relation.difference, Relation.ratio}
         else DEFAULT_REL_TOL
     )
-    single = {
-        Relation.equal,
-        Relation.bound,
-        Relation.trend,
-        Relation.growth,
-        Relation.rate,
-        Relation.identity,
-    }
+    single = SINGLE_QUANTITY
     leaf = Check(
         origin=Origin.llm,
         relation=relation,

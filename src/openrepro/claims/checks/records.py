@@ -49,6 +49,7 @@ __all__ = [
     "DEFAULT_REL_TOL",
     "HUMAN_ANSWERS",
     "IDENTITY_ABS_TOL",
+    "SINGLE_QUANTITY",
     "Check",
     "Comparator",
     "Constant",
@@ -529,6 +530,17 @@ class Check(BaseModel):
 
 
 _NEEDS_CONSTANT = {Relation.equal, Relation.bound, Relation.difference, Relation.ratio}
+#: relations of one quantity against a constant or a law: they take no baseline
+SINGLE_QUANTITY: frozenset[Relation] = frozenset(
+    {
+        Relation.equal,
+        Relation.bound,
+        Relation.trend,
+        Relation.growth,
+        Relation.rate,
+        Relation.identity,
+    }
+)
 _NEEDS_BASELINE = {
     Relation.difference,
     Relation.ratio,
@@ -566,14 +578,7 @@ def _problems(check: Check) -> list[str]:
                 problems.append(f"{name!r} is not one of the check's quantities")
         if r in _NEEDS_BASELINE and not check.baselines:
             problems.append(f"{r.value} needs a baseline quantity")
-        if r in {
-            Relation.equal,
-            Relation.bound,
-            Relation.trend,
-            Relation.growth,
-            Relation.rate,
-            Relation.identity,
-        } and (check.baselines):
+        if r in SINGLE_QUANTITY and check.baselines:
             problems.append(f"{r.value} compares a quantity with a constant, not a baseline")
     if r in _NEEDS_CONSTANT and check.constant is None:
         problems.append(f"{r.value} needs a constant")
