@@ -277,9 +277,9 @@ def redraft(
     drafting: str | None = typer.Option(
         None,
         "--drafting",
-        help="gated | rules | off, for this run (default: the setting `check_drafting`); "
-        "`rules` on named claims keeps the rules' reading the gate withheld, once you have "
-        "reviewed it (`claims check draft --quote`).",
+        help="gated | rules | off, for this run (default: the setting `check_drafting`, off "
+        "unless set); `rules` on named claims keeps the rules' reading once you have reviewed "
+        "it (`--dry-run`, or `claims check draft --quote`).",
     ),
     dry_run: bool = typer.Option(
         False,
