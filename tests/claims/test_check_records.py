@@ -11,6 +11,7 @@ from openrepro.claims.checks import (
     Check,
     Comparator,
     Constant,
+    Direction,
     Origin,
     Quantity,
     Relation,
@@ -124,6 +125,13 @@ def test_describe_says_the_relation_in_words() -> None:
     assert _ratio().describe() == "apt_speed / lora_speed >= 8 (within 5%)"
     human = Check(relation=Relation.human, note="images look like the target domain")
     assert "human judgement" in human.describe()
+    # an ordering without a comparator reads in the metric's direction
+    latency = [Quantity(name="cached_latency"), Quantity(name="prior_latency")]
+    lower = Check(relation=Relation.ordering, quantities=latency, subject="cached_latency",
+                  baselines=["prior_latency"], direction=Direction.lower)  # fmt: skip
+    assert lower.describe() == "cached_latency lower than prior_latency"
+    strict = lower.model_copy(update={"comparator": Comparator.gt})
+    assert strict.describe() == "cached_latency higher than prior_latency"
 
 
 def test_revise_bumps_the_revision_and_validates() -> None:

@@ -711,12 +711,16 @@ def _describe(check: Check) -> str:
     if r is Relation.ratio:
         return f"{s} / {base} {op} {_number(check)}{_tol(check)}"
     if r is Relation.ordering:
-        word = {
-            Comparator.gt: "higher than",
-            Comparator.lt: "lower than",
-            Comparator.ge: "at least (within tolerance)",
-            Comparator.le: "at most (within tolerance)",
-        }.get(check.comparator or Comparator.gt, better)
+        word = (
+            {
+                Comparator.gt: "higher than",
+                Comparator.lt: "lower than",
+                Comparator.ge: "at least (within tolerance)",
+                Comparator.le: "at most (within tolerance)",
+            }.get(check.comparator, better)
+            if check.comparator is not None
+            else better
+        )
         return f"{s} {word} {base}"
     if r is Relation.comparable:
         return f"{s} comparable to {base}{_tol(check)}"
