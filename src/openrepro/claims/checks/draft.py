@@ -1095,23 +1095,6 @@ _RULES = [
 ]
 
 
-def _rename(check: Check, suffix: str) -> Check:
-    """A copy of ``check`` whose quantities carry ``suffix`` (one per conjunct)."""
-
-    def name(n: str) -> str:
-        return f"{n}_{suffix}"[:64]
-
-    return check.model_copy(
-        update={
-            "quantities": [q.model_copy(update={"name": name(q.name)}) for q in check.quantities],
-            "subject": name(check.subject) if check.subject else "",
-            "baselines": [name(b) for b in check.baselines],
-            "inner": _rename(check.inner, suffix) if check.inner else None,
-            "parts": [_rename(p, suffix) for p in check.parts],
-        }
-    )
-
-
 def _conjoin(checks: list[Check]) -> Check:
     flat: list[Check] = []
     for check in checks:
@@ -1119,10 +1102,10 @@ def _conjoin(checks: list[Check]) -> Check:
     checks = flat
     renamed: list[Check] = []
     for i, check in enumerate(checks):
-        renamed.append(_rename(check, str(i + 1)) if i else check)
+        renamed.append(check.suffixed(str(i + 1)) if i else check)
     names = [q.name for ch in renamed for q in ch.all_quantities()]
     if len(set(names)) != len(names):
-        renamed = [_rename(ch, f"p{i + 1}") for i, ch in enumerate(checks)]
+        renamed = [ch.suffixed(f"p{i + 1}") for i, ch in enumerate(checks)]
     return Check(relation=Relation.all_of, parts=renamed)
 
 
@@ -1162,7 +1145,7 @@ def _clause_check(c: _Clause) -> Check | None:
     metrics = _BOTH_METRICS.search(c.text)
     if metrics and (check.relation is not Relation.all_of or plural):
         first, second = (_slug(metrics.group(g), g) for g in ("a", "b"))
-        check = _conjoin([_rename(check, first), _rename(check, second)])
+        check = _conjoin([check.suffixed(first), check.suffixed(second)])
         c.rules.append("both-metrics")
     universal = _universal(c, check)
     if universal is not None:

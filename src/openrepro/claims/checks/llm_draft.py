@@ -295,19 +295,6 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
     return leaf
 
 
-def _suffixed(check: Check, suffix: str) -> Check:
-    def name(n: str) -> str:
-        return f"{n}_{suffix}"[:64]
-
-    return check.model_copy(
-        update={
-            "quantities": [q.model_copy(update={"name": name(q.name)}) for q in check.quantities],
-            "subject": name(check.subject) if check.subject else "",
-            "baselines": [name(b) for b in check.baselines],
-        }
-    )
-
-
 def _phrase(text: str, hay: str) -> bool:
     """Whether ``hay`` (normalised, lower case) writes ``text`` as a whole phrase."""
     needle = normalize_with_map(text)[0].strip().lower()
@@ -373,7 +360,7 @@ def check_from_llm(reply: LLMCheckDraft, quote: str) -> Draft:
         leaves = [_leaf(reply, quote), *(_leaf(part, quote) for part in reply.also)]
         names = [q.name for leaf in leaves for q in leaf.quantities]
         if len(set(names)) != len(names):
-            leaves = [_suffixed(leaf, str(i + 1)) for i, leaf in enumerate(leaves)]
+            leaves = [leaf.suffixed(str(i + 1)) for i, leaf in enumerate(leaves)]
         check = (
             leaves[0]
             if len(leaves) == 1

@@ -482,6 +482,25 @@ class Check(BaseModel):
 
         return keyed(self)
 
+    def suffixed(self, suffix: str) -> Check:
+        """A copy whose quantities carry ``suffix`` ("apt" -> "apt_2"), for one conjunct of
+        several that name the same quantities."""
+
+        def name(n: str) -> str:
+            return f"{n}_{suffix}"[:64]
+
+        return self.model_copy(
+            update={
+                "quantities": [
+                    q.model_copy(update={"name": name(q.name)}) for q in self.quantities
+                ],
+                "subject": name(self.subject) if self.subject else "",
+                "baselines": [name(b) for b in self.baselines],
+                "inner": self.inner.suffixed(suffix) if self.inner else None,
+                "parts": [p.suffixed(suffix) for p in self.parts],
+            }
+        )
+
     def revise(self, *, origin: Origin, note: str = "", **changes: Any) -> Check:
         """The next revision of this check (an edit by an organizer, a redraft), validated."""
         data = self.model_dump()
