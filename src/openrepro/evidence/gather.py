@@ -34,7 +34,7 @@ from pydantic import BaseModel
 from openrepro.errors import LogbookError
 from openrepro.evidence.levels import ProvenanceLevel
 from openrepro.evidence.records import EvidenceItem, Measurement, Pointer
-from openrepro.logbooks.records import FileRef, LogbookRecord, Metric, Run, TableRef
+from openrepro.logbooks.records import FileRef, LogbookRecord, Metric, Run, TableRef, TableValue
 from openrepro.logbooks.runs import WINDOW_SLACK_S, RunFinder
 from openrepro.logbooks.tables import read_value
 
@@ -438,26 +438,37 @@ def table_items(
             continue  # a page's Markdown table is testimony: never an item
         where = table.path or (f"run {table.run} output" if table.source == "output" else
                                f"cell {table.cell}")  # fmt: skip
-        for row in _table_rows(table):
-            for column in table.columns:
-                try:
-                    found = read_value(record.tables, record.runs, record.pages, table.table,
-                                       row, column, locate)  # fmt: skip
-                except LogbookError:
-                    continue
-                if found.value is None:
-                    continue
-                items.append(
-                    EvidenceItem(
-                        number=start + len(items),
-                        pointer=Pointer(kind="table_cell", table=table.table, row=row,
-                                        column=column, path=table.path, run=table.run),
-                        text=neutralise(f"table {where}, row {row}, {column} = {found.text}"),
-                        value=found.value,
-                        run_ok=table.run_ok,
-                    )
-                )  # fmt: skip
+        for row, column, found, value in _cell_values(record, table, _table_rows(table), locate):
+            items.append(
+                EvidenceItem(
+                    number=start + len(items),
+                    pointer=Pointer(kind="table_cell", table=table.table, row=row,
+                                    column=column, path=table.path, run=table.run),
+                    text=neutralise(f"table {where}, row {row}, {column} = {found.text}"),
+                    value=value,
+                    run_ok=table.run_ok,
+                )
+            )  # fmt: skip
     return items
+
+
+def _cell_values(
+    record: LogbookRecord,
+    table: TableRef,
+    rows: Iterable[int],
+    locate: Callable[[FileRef], Path | None],
+) -> Iterator[tuple[int, str, TableValue, float]]:
+    """(row, column, the value read, its number) for each cell of ``rows`` that holds a
+    number, read by code at its pointer; unreadable cells are skipped."""
+    for row in rows:
+        for column in table.columns:
+            try:
+                found = read_value(record.tables, record.runs, record.pages, table.table,
+                                   row, column, locate)  # fmt: skip
+            except LogbookError:
+                continue
+            if found.value is not None:
+                yield row, column, found, found.value
 
 
 MAX_INDEX_ENTRIES = 20_000
@@ -508,21 +519,13 @@ def evidence_index(
         level = _table_level(record, table)
         place = table.path or (f"page {table.page}, table {table.table}" if table.source == "page"
                                else f"table {table.table}")  # fmt: skip
-        for row in _index_rows(table):
-            for column in table.columns:
-                if len(entries) >= limit:
-                    return _corroborate(entries)
-                try:
-                    found = read_value(record.tables, record.runs, record.pages, table.table,
-                                       row, column, locate)  # fmt: skip
-                except LogbookError:
-                    continue
-                if found.value is None:
-                    continue
-                pointer = Pointer(kind="table_cell", table=table.table, row=row, column=column,
-                                  path=table.path, run=table.run_of_row(row))  # fmt: skip
-                entries.append(IndexEntry(pointer=pointer, value=found.value, level=level,
-                                          where=f"{place}, row {row}, {column}"))  # fmt: skip
+        for row, column, _, value in _cell_values(record, table, _index_rows(table), locate):
+            if len(entries) >= limit:
+                return _corroborate(entries)
+            pointer = Pointer(kind="table_cell", table=table.table, row=row, column=column,
+                              path=table.path, run=table.run_of_row(row))  # fmt: skip
+            entries.append(IndexEntry(pointer=pointer, value=value, level=level,
+                                      where=f"{place}, row {row}, {column}"))  # fmt: skip
     return _corroborate(entries)
 
 
