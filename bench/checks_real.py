@@ -22,7 +22,10 @@ follow the last ``fresh5`` paper, characters 239,602 to 295,511 of the same file
 earlier split) was labelled by hand under prompt ``check-draft-v4``'s reading
 (theorems with a numerical instance checked as rates, identities or orderings; counts and
 dataset statistics as ``equal``; "up to N" as ``exists``; ranges as ``between``) and committed
-before any drafter, rules or model, ran on it.
+before any drafter, rules or model, ran on it; ``fresh7`` (35 papers, 199 claims: every claim of
+the whole papers that follow the last ``fresh6`` paper, characters 295,511 to 345,967 of the same
+file, none in an earlier split) was labelled by hand the same way and committed before any
+drafter ran on it.
 
 Fetch step (outside CI, once): download the claim list the labels name, e.g.
 
@@ -57,7 +60,7 @@ from openrepro.claims.checks import Check, Relation, confidence_gate, draft_chec
 from openrepro.claims.checks.eval import CheckLabel, evaluate_drafter, render_report
 
 LABELS = Path(__file__).parent / "data" / "event_claim_labels.jsonl"
-HALVES = ["tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6"]
+HALVES = ["tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7"]
 
 
 def _texts(path: Path) -> dict[str, str]:
