@@ -121,6 +121,7 @@ class PageCache:
         self._fills: list[_Flight] = []  # bulk builds under way (see fill)
         self._costs = threading.local()  # per thread: costs of the builds under way, nested
         self._fill_left = 0
+        self._taken = 0  # builds the background worker took off the queue and has not finished
         self.warmed = 0  # values built ahead (by the background worker or a fill)
 
     def __len__(self) -> int:
@@ -346,9 +347,10 @@ class PageCache:
         return stored
 
     def pending(self) -> int:
-        """Values waiting to be built ahead: the background queue and fills under way."""
+        """Values waiting to be built ahead: the background queue, the build its worker took
+        off it, and fills under way."""
         with self._lock:
-            return len(self._queue) + self._fill_left
+            return len(self._queue) + self._taken + self._fill_left
 
     def _enqueue(self, priority: int, key: str, build: Build) -> None:
         """Queue a build (the lock is held)."""
@@ -377,12 +379,16 @@ class PageCache:
                 entry = self._pages.get(key)
                 if entry is not None and not entry.stale:
                     continue  # a reader built it meanwhile
+                self._taken += 1
             try:
                 if self._due():
                     self.check()
                 self._build(key, build, replace=True)
             except Exception:  # a value that fails to build is built (and reported) by its reader
                 continue
+            finally:
+                with self._lock:
+                    self._taken -= 1
             if priority:
                 self.warmed += 1
                 time.sleep(0)  # let request threads in between pages built ahead

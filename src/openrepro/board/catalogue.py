@@ -23,7 +23,7 @@ from urllib.parse import quote, urlencode
 from openrepro.board.data import PAPER_FILTERS
 from openrepro.board.pages import PAGE_SIZE, slug
 from openrepro.recheck import STATUSES
-from openrepro.store.journal import AGGREGATE, name_tag, paper_tag, participant_tag
+from openrepro.store.journal import AGGREGATE, logbook_tag, name_tag, paper_tag, participant_tag
 
 if TYPE_CHECKING:
     from openrepro.board.assemble import Records
@@ -161,7 +161,7 @@ PAGES: dict[str, PageKind] = {
         PageKind("stats", "stats", "stats.html", None, 0, (AGGREGATE,)),
         PageKind("paper", "paper", "paper.html", "venue_id", 2, ("paper", "name")),
         PageKind("logbook", "logbook", "logbook.html", "logbook_id", 1,
-                 ("paper", "participant", "name")),
+                 ("paper", "logbook", "participant", "name")),
         PageKind("content", "logbook_content", None, "logbook_id", 2, ("name",)),
         PageKind("participant", "participant", "participant.html", "handle", 1,
                  ("participant", "paper", "name")),
@@ -230,8 +230,8 @@ def record_tags(records: Records, kind: str, key: str | int) -> set[str]:
 
     - a paper's page: the paper (its claims, checks, proposals, verdicts, re-checks, author
       responses) and the names of the participants it lists (logbooks' authors, proposers);
-    - a logbook's page: its paper (verdicts, review panels), its participant (its other
-      revisions, cited jobs) and that participant's name;
+    - a logbook's page: its paper (verdicts), the logbook (its review panels), its participant
+      (its other revisions, cited jobs) and that participant's name;
     - a logbook's content: the name it is shown under (the document itself never changes);
     - a participant's page: the participant, and each paper it has logbooks on (its verdicts
       and its credit, which counts the consensus of those papers' claims)."""
@@ -253,4 +253,5 @@ def record_tags(records: Records, kind: str, key: str | int) -> set[str]:
         paper_tag(records.paper_id(book.paper_id)),
         participant_tag(records.participant_id(book.participant)),
         name_tag(book.participant),
+        logbook_tag(book.id),
     }

@@ -13,8 +13,8 @@ Tags name records, not pages (which page shows which record is
 :mod:`openrepro.board.catalogue`'s business):
 
 - ``paper:<id>``: the paper, its claims and checks, their edits, verdicts and verdict edits,
-  logbooks, proposals, re-check runs and decisions, author responses and messages, replays,
-  review tasks, reviewers and answers;
+  logbooks, proposals, re-check runs and decisions, author responses and messages, replays;
+- ``logbook:<id>``: what only a logbook's page shows: its review tasks, reviewers, answers;
 - ``participant:<id>``: the participant's own record and what only its page shows (its
   logbooks, jobs, ledger);
 - ``name:<handle>``: how a participant is shown on other pages (its handle, team and whether
@@ -81,6 +81,7 @@ __all__ = [
     "Change",
     "ChangeRow",
     "journal_head",
+    "logbook_tag",
     "name_tag",
     "paper_tag",
     "participant_tag",
@@ -103,6 +104,10 @@ def paper_tag(paper_id: int) -> str:
 
 def participant_tag(participant_id: int) -> str:
     return f"participant:{participant_id}"
+
+
+def logbook_tag(logbook_id: int) -> str:
+    return f"logbook:{logbook_id}"
 
 
 def name_tag(handle: str) -> str:
@@ -174,11 +179,6 @@ def _logbook(row: Logbook, marks: _Marks, changed: set[str]) -> None:
     marks.participant(row.participant_id)
 
 
-def _proposal(row: CheckProposal, marks: _Marks, changed: set[str]) -> None:
-    marks.claims.add(row.claim_id)
-    marks.participant(row.participant_id)
-
-
 def _nothing(row: Any, marks: _Marks, changed: set[str]) -> None:
     return None
 
@@ -197,13 +197,13 @@ MARKS: dict[type[Any], Mark] = {
     VerdictEdit: lambda r, m, c: m.verdicts.add(r.verdict_id),
     Job: _job,
     LedgerEntry: lambda r, m, c: m.participant(r.participant_id),
-    CheckProposal: _proposal,
+    CheckProposal: lambda r, m, c: m.claims.add(r.claim_id),
     RecheckRun: lambda r, m, c: m.claims.add(r.claim_id),
     RecheckDecision: lambda r, m, c: m.claims.add(r.claim_id),
     OutreachMessage: lambda r, m, c: m.paper(r.paper_id),
     AuthorResponse: lambda r, m, c: m.paper(r.paper_id),
     Replay: lambda r, m, c: m.logbooks.add(r.logbook_id),
-    ReviewTaskRow: lambda r, m, c: m.logbooks.add(r.logbook_id),
+    ReviewTaskRow: lambda r, m, c: m.tags.add(logbook_tag(r.logbook_id)),
     ReviewerRow: lambda r, m, c: m.tasks.add(r.task_id),
     ReviewAnswerRow: lambda r, m, c: m.tasks.add(r.task_id),
     LLMCacheEntry: _nothing,
@@ -235,10 +235,10 @@ def _resolve(session: Session, marks: _Marks) -> set[str]:
         if wanted - set(found):
             tags.add(EVERYTHING)
 
-    if marks.tasks:
+    if marks.tasks:  # a review panel is shown on its logbook's page only
         rows = conn.execute(select(ReviewTaskRow.id, ReviewTaskRow.logbook_id)
                             .where(ReviewTaskRow.id.in_(marks.tasks))).all()  # fmt: skip
-        marks.logbooks |= {int(b) for _, b in rows}
+        tags.update(logbook_tag(int(b)) for _, b in rows)
         if len(rows) < len(marks.tasks):
             tags.add(EVERYTHING)
     if marks.verdicts:
@@ -265,8 +265,8 @@ def _after_flush(session: Session, _context: Any) -> None:
     rows = [(row, set[str]()) for row in [*session.new, *session.deleted]]
     rows += [(row, _changed(row)) for row in session.dirty]
     for row, changed in rows:
-        if row in session.dirty and not changed:
-            continue  # in the dirty list, but nothing was written
+        if (row in session.dirty and not changed) or _unmarked(type(row)):
+            continue  # nothing written, or not a board record
         mark = MARKS.get(type(row))
         if mark is None:
             marks.tags.add(AGGREGATE)
