@@ -278,13 +278,15 @@ def _after_flush(session: Session, _context: Any) -> None:
 
 def _bulk_statement(state: ORMExecuteState) -> None:
     """An INSERT, UPDATE or DELETE statement over a table (not one row of the unit of work):
-    its rows are not known, so it cannot be narrowed."""
+    its rows are not known, so over a table of board records it cannot be narrowed; over a
+    table :data:`MARKS` does not name it marks :data:`AGGREGATE`, as its rows would."""
     if not (state.is_insert or state.is_update or state.is_delete):
         return
     mapper = state.bind_mapper
     if mapper is None or _unmarked(mapper.class_):
         return
-    state.session.info.setdefault(_PENDING, set()).add(EVERYTHING)
+    tag = EVERYTHING if mapper.class_ in MARKS else AGGREGATE
+    state.session.info.setdefault(_PENDING, set()).add(tag)
 
 
 def _before_commit(session: Session) -> None:
