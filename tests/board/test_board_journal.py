@@ -198,3 +198,63 @@ def test_the_journal_marks_commits_in_order_and_nothing_for_a_read(
     with challenge.store.session() as s:
         assert read_changes(s, change.head).tags == set()
         assert s.scalar(select(ChangeRow.id).order_by(ChangeRow.id.desc()).limit(1)) == change.head
+
+
+def test_a_transaction_that_commits_later_is_read_later(challenge: ChallengeContext) -> None:
+    """Marks are written at commit, so a transaction that flushed its write before another
+    committed, and committed after a reader read the journal, is still read next time (its
+    rows come after what the reader saw). PostgreSQL only: SQLite runs one writer at a time."""
+    if challenge.store.dialect == "sqlite":
+        pytest.skip("SQLite runs one writer at a time: no interleaving to test")
+    register(challenge, "slow", name="Slow")
+    with challenge.store.session() as s:
+        head = read_changes(s, None).head
+    with challenge.store.session() as slow:
+        row = slow.scalar(select(Participant).where(Participant.handle == "slow"))
+        assert row is not None
+        row.team = "late"
+        slow.flush()  # written, not committed
+        register(challenge, "quick", name="Quick")  # another transaction commits meanwhile
+        with challenge.store.session() as reader:
+            seen = read_changes(reader, head)
+        assert "name:quick" in seen.tags and "name:slow" not in seen.tags
+    with challenge.store.session() as reader:
+        later = read_changes(reader, seen.head)
+    assert "name:slow" in later.tags
+
+
+def test_what_each_write_marks(challenge: ChallengeContext) -> None:
+    """A verdict marks its claim's paper (not its participant); a bulk statement over a table
+    of records cannot be narrowed; a read and a derived-outcome refresh mark nothing."""
+    from outcome_store import build_outcome_store
+    from sqlalchemy import update
+
+    from openrepro.outcomes import paper_outcomes
+    from openrepro.store import Claim, Logbook, Paper, Verdict
+
+    build_outcome_store(challenge)
+    with challenge.store.session() as s:
+        head = read_changes(s, None).head
+        paper = s.scalar(select(Paper).where(Paper.venue_id == "P1-full"))
+        assert paper is not None
+        claim = s.scalar(select(Claim).where(Claim.paper_id == paper.id))
+        book = s.scalar(select(Logbook).where(Logbook.paper_id == paper.id))
+        assert claim is not None and book is not None
+        s.add(
+            Verdict(
+                logbook_id=book.id,
+                claim_id=claim.id,
+                verdict="falsified",
+                rationale="again",
+                judge_config="cfg-again",
+                provenance="self-recorded",
+            )
+        )
+    paper_outcomes(challenge, public=True)  # refreshes the derived rows of the marked paper
+    with challenge.store.session() as s:
+        change = read_changes(s, head)
+    assert change.tags == {f"paper:{paper.id}"}
+    with challenge.store.session() as s:
+        s.execute(update(Paper).where(Paper.id == paper.id).values(title="Renamed"))
+    with challenge.store.session() as s:
+        assert read_changes(s, change.head).tags == {"everything"}
