@@ -137,7 +137,7 @@ def test_a_change_during_a_fill_is_not_stored_stale(challenge: ChallengeContext)
     def produce():  # type: ignore[no-untyped-def]
         yield "a", lambda tags: "a again", {"paper:1"}, "a from the fill"
         with cache._lock:  # what check() does when it sees a verdict on paper 2
-            cache._apply(_change({2}))
+            cache._apply({"paper:2"})
         yield "b", lambda tags: "b again", {"paper:2"}, "b from the fill"
         yield "c", lambda tags: "c again", {"paper:3"}, "c from the fill"
 
@@ -147,9 +147,3 @@ def test_a_change_during_a_fill_is_not_stored_stale(challenge: ChallengeContext)
     assert cache.peek("b") == "b again"  # built alone after the change
     assert cache.peek("c") == "c from the fill"
     cache.close()
-
-
-def _change(papers: set[int]):  # type: ignore[no-untyped-def]
-    from openrepro.board.cache import Change
-
-    return Change(moved=True, papers=papers)

@@ -133,7 +133,7 @@ def test_a_new_participant_leaves_paper_pages(
 
 def test_concurrent_readers_share_one_build(challenge: ChallengeContext) -> None:
     cache = PageCache(challenge, seconds=60)
-    cache.check()  # the store's first fingerprint (a build under way then is not kept)
+    cache.check()  # the journal's head (a build under way then is not kept)
     builds: list[int] = []
     gate = threading.Event()
 
@@ -199,7 +199,7 @@ def test_credit_follows_the_papers_a_participant_worked_on(
 
 
 def test_a_costly_stale_aggregate_waits_ten_times_its_cost(challenge: ChallengeContext) -> None:
-    from openrepro.board.cache import AGGREGATE, COST_FACTOR, Change
+    from openrepro.board.cache import AGGREGATE, COST_FACTOR
 
     cache = PageCache(challenge, seconds=60, aggregate_seconds=0)
     cache.check()
@@ -213,7 +213,7 @@ def test_a_costly_stale_aggregate_waits_ten_times_its_cost(challenge: ChallengeC
 
     assert cache.value("figure", costly) == "figure 1"
     with cache._lock:  # what check() does on any write
-        cache._apply(Change(moved=True))
+        cache._apply({AGGREGATE})
     soon = time.monotonic()
     assert cache.value("figure", costly) == "figure 1"  # stale, served, not due yet
     time.sleep(0.2)
@@ -229,7 +229,7 @@ def test_a_costly_stale_aggregate_waits_ten_times_its_cost(challenge: ChallengeC
 def test_a_change_finds_its_values_by_tag_after_evictions(challenge: ChallengeContext) -> None:
     """Values are found by tag, not by walking the cache: an evicted or replaced value leaves
     no stale index entry behind, and a change drops exactly the values it touches."""
-    from openrepro.board.cache import AGGREGATE, Change
+    from openrepro.board.cache import AGGREGATE
 
     cache = PageCache(challenge, seconds=60, size=3)
     cache.check()
@@ -248,7 +248,7 @@ def test_a_change_finds_its_values_by_tag_after_evictions(challenge: ChallengeCo
     assert cache.built_at("a") is None
     cache.close()  # nothing rebuilt in the background from here on
     with cache._lock:
-        cache._apply(Change(moved=True, papers={1}))
+        cache._apply({"paper:1"})
     assert cache.built_at("c") is None and cache.built_at("b") is not None
     assert cache.value("home", value("other")) == "home"  # stale, still served
     with cache._lock:

@@ -116,7 +116,7 @@ def test_leaderboard_pages_by_cursor(
     challenge: ChallengeContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     build_outcome_store(challenge)
-    monkeypatch.setattr("openrepro.board.web.PAGE_SIZE", 2)
+    monkeypatch.setattr("openrepro.board.lists.PAGE_SIZE", 2)
     board = TestClient(create_app(challenge, cache_seconds=0.05))
     path: str | None = "/leaderboard"
     ranks: list[list[str]] = []

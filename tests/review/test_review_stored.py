@@ -17,7 +17,8 @@ from sqlalchemy import func, select
 from typer.testing import CliRunner
 
 from openrepro.board.assemble import logbook_data
-from openrepro.board.pages import Renderer, WebUrls
+from openrepro.board.catalogue import Links
+from openrepro.board.pages import Renderer
 from openrepro.challenge import ChallengeContext
 from openrepro.claims import add_claim
 from openrepro.claims.checks import Relation
@@ -125,7 +126,7 @@ def test_self_review_then_an_organizer_decides_through_store_judge_board_and_fre
     assert "too_fast" in theirs["flags"]  # a script answers in milliseconds: flagged, counted
 
     # the board's logbook page shows the task, the figures and the decision
-    html = Renderer(challenge).render("logbook.html", WebUrls(), static=False,
+    html = Renderer(challenge).render("logbook.html", Links.live(), static=False,
                                       data=logbook_data(challenge, logbook), jobs=[])  # fmt: skip
     section = html[html.index('id="human-review"') :]
     assert made.name in section and "falsified" in section and "[H5]" in section

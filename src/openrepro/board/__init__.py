@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from openrepro.board.cache import store_version
 from openrepro.board.site import SiteReport, build_board_site
 from openrepro.board.web import create_app
 
-__all__ = ["SiteReport", "build_board_site", "create_app", "store_version"]
+__all__ = ["SiteReport", "build_board_site", "create_app"]

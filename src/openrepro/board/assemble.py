@@ -25,6 +25,7 @@ from openrepro.board import data as board_data
 from openrepro.board.data import VerdictCell
 from openrepro.board.pages import Renderer, UrlFor
 from openrepro.challenge import ChallengeContext
+from openrepro.claims.proposals import list_proposals
 from openrepro.claims.records import ClaimView
 from openrepro.claims.service import list_claims
 from openrepro.errors import NotFoundError, OpenReproError
@@ -158,6 +159,17 @@ class Records:
             if people_filter is not None:
                 query = query.where(Participant.handle.in_(people_filter))
             people = session.execute(query).all()
+            # what the pages' tags name (see openrepro.board.catalogue.record_tags): the ids
+            # of the papers shown and the participants who proposed checks on them
+            venues = {b.paper_id for b in self.books} | set(self.details)
+            ids = select(Paper.venue_id, Paper.id).where(Paper.challenge_id == cid)
+            if venue_ids is not None:
+                ids = ids.where(Paper.venue_id.in_(venues))
+            self._paper_ids = {str(v): int(i) for v, i in session.execute(ids)}
+            self._proposers: dict[str, set[str]] = defaultdict(set)
+            if participant is None and logbook is None:
+                for proposal in list_proposals(session, cid, paper=paper):
+                    self._proposers[proposal.claim.rsplit("/", 1)[0]].add(proposal.participant)
         self.people = {row[1]: row for row in people}
         if participant is not None and participant not in self.people:
             raise NotFoundError(f"no participant {participant!r}")
@@ -287,7 +299,11 @@ class Records:
         return int(self.people[handle][0])
 
     def paper_id(self, venue_id: str) -> int:
-        return self._outcome[venue_id].paper_id
+        return self._paper_ids[venue_id]
+
+    def proposers(self, venue_id: str) -> set[str]:
+        """The handles of the participants whose check proposals a paper's page shows."""
+        return set(self._proposers.get(venue_id, ()))
 
     def manifests(self) -> Iterator[tuple[int, LogbookRecord]]:
         """The stored record of every logbook read (all, or the one of a logbook's page), in

@@ -1,17 +1,21 @@
 """Rendered pages and API answers of the board, kept until what they show changes.
 
-Every cached value carries *tags* naming what it was built from: ``paper:<id>`` (a paper's row,
-claims, logbooks, verdicts, edits, re-check decisions, author responses), ``participant:<id>``
-(a participant's logbooks, verdicts, credit and jobs), and ``aggregate`` (a figure over the whole
-challenge: the home page, the paper lists, the leaderboard, credit). At most once per
-``seconds`` one thread compares the store's fingerprint (:func:`store_version`, one query); when
-it moved, :func:`changed_since` reads which papers and participants the new rows touch, and:
+Every cached value carries *tags* naming the records it shows, in the words of the store's
+change journal (:mod:`openrepro.store.journal`; which page shows which records is
+:func:`openrepro.board.catalogue.record_tags`): ``paper:<id>``, ``participant:<id>``,
+``name:<handle>``, and ``aggregate`` (a figure over the whole challenge: the home page, the
+paper lists, the leaderboard, credit). At most once per ``seconds`` one thread reads the
+journal's rows written since the last it saw (one query on its primary key), and:
 
-- values tagged with a touched paper or participant are dropped and queued to be rendered
-  again in the background (so a verdict on paper A refreshes A's pages and leaves paper B's);
-- values tagged ``aggregate`` are marked stale: they are still served, and rebuilt in the
-  background when asked for, at most once per ``aggregate_seconds`` each;
-- a change that cannot be narrowed (rows deleted, the challenge frozen) drops everything.
+- values tagged with a marked record are dropped and queued to be rendered again in the
+  background (so a verdict on paper A refreshes A's pages and leaves paper B's);
+- values tagged ``aggregate`` are marked stale when anything at all was marked: they are still
+  served, and rebuilt in the background when asked for, at most once per
+  ``aggregate_seconds`` each;
+- a change the journal could not narrow (``everything``: the challenge frozen, a statement
+  over a whole table) drops everything.
+
+A paper whose verdict window closes (with time, not with a write) is treated as marked.
 
 A value is built once however many requests ask for it at the same time (the others wait for
 that build). ``warm`` queues values to be built ahead one by one by the background worker, and
@@ -31,260 +35,35 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from sqlalchemy import func, or_, select
-
 from openrepro.board import data as board_data
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import NotFoundError
 from openrepro.outcomes import PaperOutcome, Stats, compute_stats, hidden_papers, paper_outcomes
-from openrepro.store import (
-    Challenge,
-    Claim,
-    ClaimEdit,
-    Job,
-    Logbook,
-    Paper,
-    Participant,
-    Verdict,
-    VerdictEdit,
+from openrepro.store.journal import (
+    AGGREGATE,
+    EVERYTHING,
+    name_tag,
+    paper_tag,
+    participant_tag,
+    read_changes,
 )
-from openrepro.store.tables_organizer import AuthorResponse, RecheckDecision, RecheckRun
-from openrepro.store.tables_outcomes import OutcomeMark
-from openrepro.store.tables_provenance import Replay
 
 T = TypeVar("T")
 
 __all__ = [
     "AGGREGATE",
+    "EVERYTHING",
     "Aggregates",
-    "Change",
     "PageCache",
-    "changed_since",
-    "paper_marks",
+    "name_tag",
     "paper_tag",
     "participant_tag",
-    "store_version",
 ]
 
-#: The tag of values computed over the whole challenge (rebuilt with a debounce).
-AGGREGATE = "aggregate"
 #: A stale aggregate is rebuilt at most once per this many times what building it costs.
 COST_FACTOR = 10.0
 
 Build = Callable[[set[str]], Any]
-
-
-def paper_tag(paper_id: int) -> str:
-    return f"paper:{paper_id}"
-
-
-def participant_tag(participant_id: int) -> str:
-    return f"participant:{participant_id}"
-
-
-# The fingerprint's parts, by name; ``changed_since`` reads the watermarks back by these names.
-_PARTS = (
-    "paper_updated", "papers", "claims", "claim_id", "claim_edit_id", "logbooks", "logbook_id",
-    "verdicts", "verdict_id", "verdict_created", "verdict_edits", "verdict_edit_id",
-    "participants", "participant_id", "jobs", "job_updated", "recheck_run_id",
-    "recheck_decision_id", "author_response_id", "replay_id", "frozen_at", "marks", "marked",
-)  # fmt: skip
-_COUNTS = ("papers", "claims", "logbooks", "verdicts", "verdict_edits", "participants", "jobs")
-
-
-def store_version(ctx: ChallengeContext) -> tuple[Any, ...]:
-    """A fingerprint that changes whenever anything the board shows changes: per table the
-    row count and the newest id (or update time, for rows updated in place: papers, jobs, a
-    verdict judged again after a replay), and the challenge's freeze. One query of scalar
-    subqueries over primary keys and indexed columns, and the store's change journal (the sum
-    and count of :func:`paper_marks`), which sees what the triggers see: a participant's team
-    confirmed or dropped moves the marks of the papers it has logbooks on."""
-    cid = ctx.challenge_id
-    parts = [
-        select(func.max(Paper.updated_at)).where(Paper.challenge_id == cid),
-        select(func.count(Paper.id)).where(Paper.challenge_id == cid),
-        select(func.count(Claim.id)),
-        select(func.max(Claim.id)),
-        select(func.max(ClaimEdit.id)),
-        select(func.count(Logbook.id)),
-        select(func.max(Logbook.id)),
-        select(func.count(Verdict.id)),
-        select(func.max(Verdict.id)),
-        select(func.max(Verdict.created_at)),
-        select(func.count(VerdictEdit.id)),
-        select(func.max(VerdictEdit.id)),
-        select(func.count(Participant.id)).where(Participant.challenge_id == cid),
-        select(func.max(Participant.id)),
-        select(func.count(Job.id)),
-        select(func.max(Job.updated_at)),
-        select(func.max(RecheckRun.id)),
-        select(func.max(RecheckDecision.id)),
-        select(func.max(AuthorResponse.id)),
-        select(func.max(Replay.id)),
-        select(Challenge.frozen_at).where(Challenge.id == cid),
-        # the store's change journal: triggers bump a paper's mark in the same transaction as
-        # any change to its verdicts, edits, logbooks, claims, or its participants' teams
-        select(func.sum(OutcomeMark.mark)).where(OutcomeMark.challenge_id == cid),
-        select(func.count(OutcomeMark.paper_id)).where(OutcomeMark.challenge_id == cid),
-    ]
-    with ctx.store.session() as session:
-        return tuple(session.execute(select(*(q.scalar_subquery() for q in parts))).one())
-
-
-@dataclass
-class Change:
-    """What moved between two fingerprints: ``everything`` when it cannot be narrowed."""
-
-    everything: bool = False
-    moved: bool = False  # anything at all: aggregates are stale
-    papers: set[int] = field(default_factory=set)
-    participants: set[int] = field(default_factory=set)
-
-    def tags(self) -> set[str]:
-        return {paper_tag(p) for p in self.papers} | {participant_tag(p) for p in self.participants}
-
-
-def paper_marks(ctx: ChallengeContext) -> dict[int, int]:
-    """The store's change journal for this challenge: each paper's mark (bumped by triggers in
-    the same transaction as any change to the paper's verdicts, verdict edits, logbooks,
-    claims, or its participants' handles and teams; see
-    :mod:`openrepro.store.tables_outcomes`)."""
-    with ctx.store.session() as session:
-        rows = session.execute(
-            select(OutcomeMark.paper_id, OutcomeMark.mark).where(
-                OutcomeMark.challenge_id == ctx.challenge_id
-            )
-        ).all()
-    return {int(paper): int(mark) for paper, mark in rows}
-
-
-def changed_since(
-    ctx: ChallengeContext,
-    old: tuple[Any, ...],
-    new: tuple[Any, ...],
-    marks: dict[int, int] | None = None,
-) -> Change:
-    """The papers and participants whose pages rows written between fingerprints ``old`` and
-    ``new`` touch (a few indexed queries over the new rows only). Participants with a logbook
-    on a touched paper are touched too (their verdicts show that paper's claims and edits).
-
-    ``marks`` is the journal (:func:`paper_marks`) as the caller last read it: papers whose
-    mark moved since are touched, and ``marks`` is brought up to date in place. Without it, a
-    moved journal cannot be narrowed (everything changed)."""
-    was, now = dict(zip(_PARTS, old, strict=True)), dict(zip(_PARTS, new, strict=True))
-    if was["frozen_at"] != now["frozen_at"] or any((now[k] or 0) < (was[k] or 0) for k in _COUNTS):
-        return Change(
-            everything=True, moved=True
-        )  # frozen, or rows deleted: nothing to narrow it to
-    papers: set[int] = set()
-    if (now["marks"], now["marked"]) != (was["marks"], was["marked"]):
-        if marks is None:
-            return Change(everything=True, moved=True)
-        # read after the fingerprint, so it can only hold more than ``new`` says: a write
-        # between the two reads is applied now, and seen as nothing new next time
-        current = paper_marks(ctx)
-        papers |= {paper for paper, mark in current.items() if marks.get(paper) != mark}
-        marks.clear()
-        marks.update(current)
-    people: set[int] = set()
-
-    def newer(column: Any, key: str) -> Any:
-        """Rows written after the old fingerprint's ``key`` (an id or a time; every row when
-        the table was empty)."""
-        return column.is_not(None) if was[key] is None else column > was[key]
-
-    with ctx.store.session() as session:
-        if now["paper_updated"] != was["paper_updated"]:
-            papers |= set(
-                session.scalars(
-                    select(Paper.id).where(
-                        Paper.challenge_id == ctx.challenge_id,
-                        newer(Paper.updated_at, "paper_updated"),
-                    )
-                )
-            )
-        if now["claim_id"] != was["claim_id"]:
-            papers |= set(
-                session.scalars(select(Claim.paper_id).where(newer(Claim.id, "claim_id")))
-            )
-        if now["claim_edit_id"] != was["claim_edit_id"]:
-            papers |= set(
-                session.scalars(
-                    select(Claim.paper_id)
-                    .join(ClaimEdit, ClaimEdit.claim_id == Claim.id)
-                    .where(newer(ClaimEdit.id, "claim_edit_id"))
-                )
-            )
-        for table, key in (
-            (RecheckRun, "recheck_run_id"),
-            (RecheckDecision, "recheck_decision_id"),
-        ):
-            if now[key] != was[key]:
-                papers |= set(
-                    session.scalars(
-                        select(Claim.paper_id)
-                        .join(table, table.claim_id == Claim.id)
-                        .where(newer(table.id, key))
-                    )
-                )
-        if now["author_response_id"] != was["author_response_id"]:
-            papers |= set(
-                session.scalars(
-                    select(AuthorResponse.paper_id).where(
-                        newer(AuthorResponse.id, "author_response_id")
-                    )
-                )
-            )
-        books: list[Any] = []
-        if now["logbook_id"] != was["logbook_id"]:
-            books.append(select(Logbook.id).where(newer(Logbook.id, "logbook_id")))
-        verdict_moved = (now["verdict_id"], now["verdict_created"]) != (
-            was["verdict_id"],
-            was["verdict_created"],
-        )
-        if verdict_moved:
-            books.append(
-                select(Verdict.logbook_id).where(
-                    or_(
-                        newer(Verdict.id, "verdict_id"),
-                        newer(Verdict.created_at, "verdict_created"),
-                    )
-                )
-            )
-        if now["verdict_edit_id"] != was["verdict_edit_id"]:
-            books.append(
-                select(Verdict.logbook_id)
-                .join(VerdictEdit, VerdictEdit.verdict_id == Verdict.id)
-                .where(newer(VerdictEdit.id, "verdict_edit_id"))
-            )
-        if now["replay_id"] != was["replay_id"]:
-            books.append(select(Replay.logbook_id).where(newer(Replay.id, "replay_id")))
-        for ids in books:
-            for paper, person in session.execute(
-                select(Logbook.paper_id, Logbook.participant_id).where(Logbook.id.in_(ids))
-            ):
-                papers.add(paper)
-                people.add(person)
-        if now["job_updated"] != was["job_updated"]:
-            jobs = select(Job.paper_id, Job.participant_id).where(
-                Job.challenge_id == ctx.challenge_id, newer(Job.updated_at, "job_updated")
-            )
-            for job_paper, job_person in session.execute(jobs):
-                papers.update([job_paper] if job_paper is not None else [])
-                people.update([job_person] if job_person is not None else [])
-    return Change(moved=True, papers=papers, participants=people | _participants_of(ctx, papers))
-
-
-def _participants_of(ctx: ChallengeContext, papers: set[int]) -> set[int]:
-    """Participants with a logbook on one of ``papers``."""
-    if not papers:
-        return set()
-    with ctx.store.session() as session:
-        return set(
-            session.scalars(
-                select(Logbook.participant_id).where(Logbook.paper_id.in_(papers)).distinct()
-            )
-        )
 
 
 @dataclass
@@ -329,8 +108,7 @@ class PageCache:
         # (212,000 at 10x the event, with the lock held and every reader waiting)
         self._tagged: dict[str, set[str]] = {}
         self._building: dict[str, _Flight] = {}
-        self._version: tuple[Any, ...] | None = None
-        self._marks: dict[int, int] = {}  # the store's change journal as last read
+        self._head: int | None = None  # the newest journal row read (None: not read yet)
         self._hidden: list[int] = []
         self._checked = 0.0
         # background work: (priority, order, key, build); refreshes (0) before warming (1)
@@ -343,6 +121,7 @@ class PageCache:
         self._fills: list[_Flight] = []  # bulk builds under way (see fill)
         self._costs = threading.local()  # per thread: costs of the builds under way, nested
         self._fill_left = 0
+        self._taken = 0  # builds the background worker took off the queue and has not finished
         self.warmed = 0  # values built ahead (by the background worker or a fill)
 
     def __len__(self) -> int:
@@ -355,41 +134,36 @@ class PageCache:
         return time.monotonic() - self._checked >= self.seconds
 
     def check(self) -> None:
-        """Compare the store's fingerprint now (one thread at a time; the others go on with
-        what is cached) and apply what changed."""
+        """Read the store's change journal now (one thread at a time; the others go on with
+        what is cached) and apply what it marked."""
         if not self._checking.acquire(blocking=False):
             return
         try:
-            version = store_version(self.ctx)
+            with self.ctx.store.session() as session:
+                change = read_changes(session, self._head)
             hidden = hidden_papers(self.ctx)
-            change = Change()
-            if self._version is None:
-                change = Change(everything=True, moved=True)
-                self._marks = paper_marks(self.ctx)
-            elif version != self._version:
-                change = changed_since(self.ctx, self._version, version, self._marks)
+            tags = set(change.tags)
             if hidden != self._hidden:  # a verdict window closed: its paper's verdicts show
-                shown = set(self._hidden) ^ set(hidden)
-                change.papers |= shown
-                change.participants |= _participants_of(self.ctx, shown)
-                change.moved = True
+                tags |= {paper_tag(p) for p in set(self._hidden) ^ set(hidden)}
             with self._lock:
-                self._version, self._hidden = version, hidden
+                self._head, self._hidden = change.head, hidden
                 self._checked = time.monotonic()
-                self._apply(change)
+                self._apply(tags)
         finally:
             self._checking.release()
 
-    def _apply(self, change: Change) -> None:
-        """Drop, queue again or mark stale what ``change`` touches (the lock is held)."""
-        if not change.moved:
+    def _apply(self, tags: set[str]) -> None:
+        """Drop, queue again or mark stale what the journal's ``tags`` touch (the lock is
+        held)."""
+        if not tags:
             return
-        touched = change.tags()
+        everything = EVERYTHING in tags
+        touched = tags - {AGGREGATE, EVERYTHING}
         for flight in [*self._building.values(), *self._fills]:
-            flight.everything |= change.everything
+            flight.everything |= everything
             flight.touched |= touched
             flight.moved = True
-        if change.everything:
+        if everything:
             self._pages.clear()
             self._tagged.clear()
             return
@@ -573,9 +347,10 @@ class PageCache:
         return stored
 
     def pending(self) -> int:
-        """Values waiting to be built ahead: the background queue and fills under way."""
+        """Values waiting to be built ahead: the background queue, the build its worker took
+        off it, and fills under way."""
         with self._lock:
-            return len(self._queue) + self._fill_left
+            return len(self._queue) + self._taken + self._fill_left
 
     def _enqueue(self, priority: int, key: str, build: Build) -> None:
         """Queue a build (the lock is held)."""
@@ -604,12 +379,16 @@ class PageCache:
                 entry = self._pages.get(key)
                 if entry is not None and not entry.stale:
                     continue  # a reader built it meanwhile
+                self._taken += 1
             try:
                 if self._due():
                     self.check()
                 self._build(key, build, replace=True)
             except Exception:  # a value that fails to build is built (and reported) by its reader
                 continue
+            finally:
+                with self._lock:
+                    self._taken -= 1
             if priority:
                 self.warmed += 1
                 time.sleep(0)  # let request threads in between pages built ahead

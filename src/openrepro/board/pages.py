@@ -1,7 +1,8 @@
 """Rendering the board's pages with Jinja2 (autoescape on), for the web and the static export.
 
-Pages differ between the two only in their links: :class:`WebUrls` points at the live routes,
-:class:`StaticUrls` at files relative to the page being written.
+Pages differ between the two only in their links, made by
+:class:`openrepro.board.catalogue.Links` (the live routes, or files relative to the page being
+written).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 from collections.abc import Callable
 from functools import partial
 from typing import Any
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import urlsplit
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
@@ -30,9 +31,7 @@ __all__ = [
     "BOARD_CSP",
     "PAGE_SIZE",
     "Renderer",
-    "StaticUrls",
     "UrlFor",
-    "WebUrls",
     "claim_proposals",
     "home_charts",
     "page_slice",
@@ -58,77 +57,6 @@ def slug(value: str) -> str:
     if cleaned == value and cleaned not in {".", ".."}:
         return cleaned
     return f"{cleaned}-{hashlib.sha256(value.encode()).hexdigest()[:8]}"
-
-
-class WebUrls:
-    """Links of the live board (``openrepro serve``)."""
-
-    def __call__(self, kind: str, **kw: Any) -> str:
-        if kind == "home":
-            return "/"
-        if kind == "papers":
-            params = {
-                k: v
-                for k, v in kw.items()
-                if v not in (None, "", 1) and k != "status" and not (k == "sort" and v == "id")
-            }
-            if kw.get("status") not in (None, "all"):
-                params = {"status": kw["status"], **params}
-            return "/papers" + (f"?{urlencode(params)}" if params else "")
-        if kind == "paper":
-            return f"/papers/{quote(kw['venue_id'], safe='')}"
-        if kind == "logbook":
-            return f"/logbooks/{int(kw['logbook_id'])}"
-        if kind == "logbook_content":
-            return f"/logbooks/{int(kw['logbook_id'])}/content"
-        if kind == "participant":
-            return f"/participants/{quote(kw['handle'], safe='')}"
-        if kind == "leaderboard":
-            return "/leaderboard"
-        if kind == "recheck":
-            params = {k: kw[k] for k in ("status", "reason") if kw.get(k)}
-            return "/recheck" + (f"?{urlencode(params)}" if params else "")
-        if kind == "stats":
-            return "/stats"
-        if kind == "api_docs":
-            return "/api/docs"
-        if kind == "accept_proposal":
-            return f"/proposals/{int(kw['proposal_id'])}/accept"
-        raise KeyError(kind)
-
-
-class StaticUrls:
-    """Links between the static export's files, relative to the page at ``depth``."""
-
-    def __init__(self, depth: int) -> None:
-        self.root = "../" * depth
-
-    def __call__(self, kind: str, **kw: Any) -> str:
-        r = self.root
-        if kind == "home":
-            return f"{r}index.html"
-        if kind == "papers":
-            status = kw.get("status") or "all"
-            page = int(kw.get("page") or 1)
-            return f"{r}papers/{status}{'' if page == 1 else f'-{page}'}.html"
-        if kind == "paper":
-            return f"{r}papers/p/{slug(kw['venue_id'])}.html"
-        if kind == "logbook":
-            return f"{r}logbooks/{int(kw['logbook_id'])}.html"
-        if kind == "logbook_content":
-            return f"{r}logbooks/{int(kw['logbook_id'])}/index.html"
-        if kind == "participant":
-            return f"{r}participants/{slug(kw['handle'])}.html"
-        if kind == "leaderboard":
-            return f"{r}leaderboard.html"
-        if kind == "recheck":
-            status = kw.get("status")
-            return f"{r}recheck{f'-{status}' if status else ''}.html"
-        if kind == "stats":
-            return f"{r}stats.html"
-        if kind == "api_docs":
-            return f"{r}index.html"
-        raise KeyError(kind)
 
 
 #: An arXiv identifier: new style (2101.00001, with a version or not) or old (hep-th/9901001).

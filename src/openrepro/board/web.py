@@ -6,11 +6,11 @@ document (rendered by :mod:`openrepro.logbooks.render`) with an even stricter po
 sandboxed frame, and only raster images of logbooks are served, by content hash.
 
 Speed: rendered pages are cached per URL until what they show changes (see
-:mod:`openrepro.board.cache`: a page is tagged with its paper and participant; a new verdict
-drops only the pages of its paper and participant and marks the challenge-wide pages stale, to
-be rebuilt in the background); whether the store changed is checked at most once per
-``cache_seconds`` with one cheap query. Lists are paginated with keyset cursors
-(:mod:`openrepro.board.cursor`).
+:mod:`openrepro.board.cache`: a page is tagged with the records it shows, as
+:mod:`openrepro.board.catalogue` declares them; a new verdict drops only the pages that show
+its paper and marks the challenge-wide pages stale, to be rebuilt in the background); the
+store's change journal is read at most once per ``cache_seconds`` with one cheap query. Lists
+are paginated with keyset cursors (:mod:`openrepro.board.cursor`).
 """
 
 from __future__ import annotations
@@ -38,15 +38,11 @@ from openrepro.board.apidocs import swagger_page
 from openrepro.board.assemble import Assembler, Records
 from openrepro.board.auth import auth_router
 from openrepro.board.cache import AGGREGATE, Aggregates, PageCache
-from openrepro.board.catalogue import cache_key, record_pages, record_tags
-from openrepro.board.cursor import (
-    MAX_CURSOR_CHARS,
-    anchored_page,
-    is_page_boundary,
-    keyset_page,
-)
+from openrepro.board.catalogue import Links, cache_key, record_pages, record_tags
+from openrepro.board.cursor import MAX_CURSOR_CHARS, is_page_boundary
 from openrepro.board.guard import RequestGuard, RowId
-from openrepro.board.pages import BOARD_CSP, PAGE_SIZE, Renderer, WebUrls, home_charts, page_slice
+from openrepro.board.lists import ListPages, papers_kind
+from openrepro.board.pages import BOARD_CSP, Renderer, page_slice
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import NotFoundError, OpenReproError
 from openrepro.logbooks.records import FileRef
@@ -54,7 +50,6 @@ from openrepro.logbooks.render import CSP as LOGBOOK_CSP
 from openrepro.logbooks.render import IMAGE_EXTENSIONS
 from openrepro.logbooks.submit import blob_path
 from openrepro.papers import search_terms
-from openrepro.recheck import REASONS, STATUSES
 from openrepro.store import Logbook, Paper, Participant
 
 T = TypeVar("T")
@@ -130,8 +125,8 @@ def create_app(
     app.state.cache = cache
     app.router.on_shutdown.append(cache.close)
     if cache_seconds > 0:
-        cache.check()  # the first fingerprint, before any page is built against it
-    url = WebUrls()
+        cache.check()  # the journal's head, before any page is built against it
+    url = Links.live()
 
     app.add_middleware(RequestGuard, ctx=ctx)  # body caps and timeouts before any route
     app.add_middleware(SecurityHeaders)
@@ -161,18 +156,22 @@ def create_app(
         return error_page(request, 500, "InternalError", INTERNAL_ERROR)
 
     data = Aggregates(ctx, cache)
+    lists = ListPages(renderer, data)
+
+    def list_page(kind: str, **params: Any) -> Build:
+        """A list page (tagged ``aggregate``), see :class:`openrepro.board.lists.ListPages`."""
+
+        def build(tags: set[str]) -> str:
+            tags.add(AGGREGATE)
+            return lists.render(kind, url, static=False, **params)
+
+        return build
 
     async def html(key: str, build: Build) -> HTMLResponse:
         page = cache.peek(key)  # a fresh cached page is served without a thread or a query
         if page is None:
             page = await run_in_threadpool(cache.get, key, build)
         return HTMLResponse(page)
-
-    def home_page(tags: set[str]) -> str:
-        tags.add(AGGREGATE)
-        home_data = board_data.home_data(ctx, data.outcomes(), data.stats())
-        return renderer.render("home.html", url, static=False, data=home_data,
-                               charts=home_charts(home_data))  # fmt: skip
 
     assembler = Assembler(renderer)
 
@@ -221,55 +220,20 @@ def create_app(
                                          _web_file_url)  # fmt: skip
             else:
                 page = render_record(records, kind, key)
-            tags = set() if kind == "content" else record_tags(records, kind, key)
-            yield cache_key(kind, key), record_page(kind, key), tags, page
-
-    def stats_page(tags: set[str]) -> str:
-        tags.add(AGGREGATE)
-        home_data = board_data.home_data(ctx, data.outcomes(), data.stats())
-        return renderer.render("stats.html", url, static=False, stats=home_data.stats,
-                               charts=home_charts(home_data))  # fmt: skip
-
-    def leaderboard_page(after: str) -> Build:
-        def build(tags: set[str]) -> str:
-            tags.add(AGGREGATE)
-            credit, index = data.stats().credit, data.credit_index()
-            shown = anchored_page("leaderboard", list(index), index, after or None, PAGE_SIZE)
-            return renderer.render(
-                "leaderboard.html", url, static=False, credit=credit[shown.start : shown.end],
-                rank=shown.start, next_url=shown.next and f"/leaderboard?cursor={shown.next}",
-                prev_url=shown.prev and f"/leaderboard?cursor={shown.prev}",
-            )  # fmt: skip
-
-        return build
-
-    def papers_kind(sort: str) -> str:
-        """The cursor kind of the paper list in order ``sort``."""
-        return "papers" if sort == "id" else f"papers-{sort}"
-
-    def papers_page(status: str, sort: str, cursor: str) -> Build:
-        def build(tags: set[str]) -> str:
-            tags.add(AGGREGATE)
-            rows = data.paper_rows(status, sort)
-            kind = papers_kind(sort)
-            shown = keyset_page(kind, data.paper_keys(status, sort), cursor or None, PAGE_SIZE)
-            return renderer.render(
-                "papers.html", url, static=False, rows=rows[shown.start : shown.end],
-                total=len(rows), status=status, query="", author="", sort=sort,
-                sorts=board_data.PAPER_SORTS, first=shown.start + 1,
-                next_url=shown.next and url("papers", status=status, sort=sort, cursor=shown.next),
-                prev_url=shown.prev and url("papers", status=status, sort=sort, cursor=shown.prev),
-            )  # fmt: skip
-
-        return build
+            yield (
+                cache_key(kind, key),
+                record_page(kind, key),
+                record_tags(records, kind, key),
+                page,
+            )
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def home() -> HTMLResponse:
-        return await html("home", home_page)
+        return await html(cache_key("home"), list_page("home"))
 
     @app.get("/stats", response_class=HTMLResponse, include_in_schema=False)
     async def stats() -> HTMLResponse:
-        return await html(cache_key("stats"), stats_page)
+        return await html(cache_key("stats"), list_page("stats"))
 
     @app.get("/papers", response_class=HTMLResponse, include_in_schema=False)
     async def papers(
@@ -301,7 +265,7 @@ def create_app(
                                 f"{', '.join(board_data.PAPER_SORTS)}")  # fmt: skip
         if search_terms(q) or author.strip():  # bounded, not cached: unique queries would fill it
             return HTMLResponse(await run_in_threadpool(search, set()))
-        build = papers_page(status, sort, cursor)
+        build = list_page("papers", status=status, sort=sort, cursor=cursor)
         if cursor and not await run_in_threadpool(
             is_page_boundary, papers_kind(sort), data.paper_keys(status, sort), cursor
         ):  # a crafted cursor (a key between rows) is answered, not kept: it never fills the cache
@@ -361,23 +325,18 @@ def create_app(
     async def leaderboard(
         cursor: Annotated[str, Query(max_length=MAX_CURSOR_CHARS)] = "",
     ) -> HTMLResponse:
-        return await html(f"leaderboard?{cursor}", leaderboard_page(cursor))
+        return await html(f"leaderboard?{cursor}", list_page("leaderboard", cursor=cursor))
 
     @app.get("/recheck", response_class=HTMLResponse, include_in_schema=False)
     async def recheck(status: str = "", reason: str = "") -> HTMLResponse:
-        def build(tags: set[str]) -> str:
-            tags.add(AGGREGATE)
-            entries = board_data.recheck_entries(ctx, status or None, reason or None)
-            return renderer.render("recheck.html", url, static=False, entries=entries,
-                                   status=status, reason=reason, statuses=STATUSES,
-                                   reasons=REASONS)  # fmt: skip
-
-        return await html(f"recheck?{status}&{reason}", build)
+        return await html(f"recheck?{status}&{reason}",
+                          list_page("recheck", status=status, reason=reason))  # fmt: skip
 
     if warm:  # every page built ahead, in the background: lists first, then the rest in bulk
-        cache.warm([("home", home_page), ("stats", stats_page),
-                    ("leaderboard?", leaderboard_page(""))])  # fmt: skip
-        cache.warm((f"papers?{s}&id&", papers_page(s, "id", "")) for s in board_data.PAPER_FILTERS)
+        cache.warm([("home", list_page("home")), ("stats", list_page("stats")),
+                    ("leaderboard?", list_page("leaderboard"))])  # fmt: skip
+        cache.warm((f"papers?{s}&id&", list_page("papers", status=s))
+                   for s in board_data.PAPER_FILTERS)  # fmt: skip
         total = _page_count(ctx)
         threading.Thread(target=_fill, args=(cache, built_ahead(), total), name="board-fill",
                          daemon=True).start()  # fmt: skip

@@ -20,7 +20,9 @@ def build(
         ..., help="Folder to write (updated in place when it exists).", file_okay=False
     ),
     force: bool = typer.Option(
-        False, "--force", help="Check every page even when nothing seems to have changed."
+        False,
+        "--force",
+        help="Render every page again, even those the store's change journal did not mark.",
     ),
     fmt: OutputFormat = FormatOption,
 ) -> None:

@@ -2,6 +2,7 @@
 
 # Each domain's tables live in their own module; importing them registers them on Base.metadata.
 from openrepro.store import (  # noqa: F401
+    journal,
     tables_checks,
     tables_identity,
     tables_jobs,

@@ -13,6 +13,7 @@ from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from openrepro.errors import ConfigError, StoreError
+from openrepro.store.journal import watch_sessions
 
 __all__ = ["Store", "deadline", "deadline_remaining", "finer_deadline_checks", "head_revision",
            "make_engine", "normalize_url"]  # fmt: skip
@@ -130,6 +131,7 @@ class Store:
         self.url = normalize_url(url)
         self.engine = make_engine(self.url)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        watch_sessions(self._sessions)  # every write marks the records it touches
         if self.engine.dialect.name == "postgresql":
             event.listen(self._sessions, "after_begin", _postgres_deadline)
 
