@@ -151,7 +151,7 @@ def pending_claims(
     drafter: str,
     *,
     prompt_version: str = PROMPT_VERSION,
-    paper: str | None = None,
+    papers: Sequence[str] | None = None,
 ) -> list[tuple[int, str, str]]:
     """(claim row id, claim id, its quotes) of every active claim without a trusted check that
     ``drafter`` has not drafted under ``prompt_version`` yet, in paper and key order."""
@@ -161,8 +161,8 @@ def pending_claims(
         .where(Paper.challenge_id == challenge_id, Claim.status == "active")
         .order_by(Paper.id, Claim.id)
     )
-    if paper is not None:
-        query = query.where(Paper.venue_id == paper)
+    if papers is not None:
+        query = query.where(Paper.venue_id.in_(list(papers)))
     done = set(
         session.scalars(
             select(CheckDraft.claim_id).where(
@@ -172,7 +172,7 @@ def pending_claims(
     )
     return [
         (claim.id, f"{venue}/{claim.key}", _quotes(claim))
-        for claim, venue in session.execute(query).tuples()
+        for claim, venue in session.execute(query).all()
         if claim.id not in done and not trusted(claim)
     ]
 
@@ -287,13 +287,13 @@ def draft_all(
     challenge_id: int,
     clients: Sequence[LLMClient],
     *,
-    paper: str | None = None,
+    papers: Sequence[str] | None = None,
     editor: str = "drafter",
     limit: int = 0,
     progress: Callable[[DraftOutcome], None] | None = None,
     on_pending: Callable[[int], None] | None = None,
 ) -> DraftReport:
-    """Draft every claim without a trusted check (of ``paper``, else of the challenge) with
+    """Draft every claim without a trusted check (of ``papers``, else of the challenge) with
     each model of ``clients`` (a panel: one client per endpoint and model), storing each draft
     as it arrives (:func:`store_draft`); ``limit`` caps the claims per model (0: all)."""
     report = DraftReport()
@@ -302,7 +302,7 @@ def draft_all(
     with store.session() as session:
         for client in clients:
             name = drafter_name(client)
-            todo = pending_claims(session, challenge_id, name, paper=paper)
+            todo = pending_claims(session, challenge_id, name, papers=papers)
             work.append((client, name, todo[:limit] if limit else todo))
     report.pending = sum(len(todo) for _, _, todo in work)
     if on_pending is not None:
@@ -376,7 +376,7 @@ def organizer_queue(
     )
     if paper is not None:
         query = query.where(Paper.venue_id == paper)
-    claims = [(c, v) for c, v in session.execute(query).tuples() if not trusted(c)]
+    claims = [(c, v) for c, v in session.execute(query).all() if not trusted(c)]
     ids = [c.id for c, _ in claims]
     drafts: dict[int, list[CheckDraft]] = {}
     proposals: dict[int, list[tuple[CheckProposal, Participant]]] = {}
@@ -391,7 +391,7 @@ def organizer_queue(
             .join(Participant, Participant.id == CheckProposal.participant_id)
             .where(CheckProposal.claim_id.in_(chunk), CheckProposal.status == "proposed")
             .order_by(CheckProposal.id)
-        ).tuples():
+        ).all():
             proposals.setdefault(p.claim_id, []).append((p, person))
     out: list[QueueItem] = []
     for claim, venue in claims:
