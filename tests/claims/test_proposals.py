@@ -137,7 +137,7 @@ def test_equivalent_forms_ignore_names_but_not_what_is_asserted() -> None:
     swapped = {**ordering, "subject": "last", "baselines": ["avg"],
                "quantities": [{"name": "last"}, {"name": "avg"}]}  # fmt: skip
     # roles, never positions: "avg lower than last" is not "last lower than avg" (this test
-    # asserted the opposite before issue 34, which let a third team flip a confirmed verdict)
+    # asserted the opposite once, which let a third team flip a confirmed verdict)
     assert equivalence_form(Check.from_json(ordering)) != equivalence_form(Check.from_json(swapped))
     # the same ordering said with a comparator instead of a direction is the same assertion
     said = {**ordering, "direction": "none", "comparator": "lt"}
@@ -172,7 +172,7 @@ def test_equivalent_forms_ignore_names_but_not_what_is_asserted() -> None:
 def test_every_field_that_changes_what_a_check_accepts_changes_its_form(
     base: dict[str, Any], changed: dict[str, Any]
 ) -> None:
-    """Issue 34: the form left out the rate's order and exponent, labels, count, at_least, the
+    """The form once left out the rate's order and exponent, labels, count, at_least, the
     scale and the constants' units, so checks that accept different evidence "matched"."""
     assert equivalence_form(Check.from_json({**base, **changed})) != equivalence_form(
         Check.from_json(base)
@@ -188,7 +188,7 @@ FLIPPED = {"relation": "ordering", "subject": "last", "baselines": ["avg"],
 def test_a_third_team_cannot_flip_a_check_two_honest_teams_confirmed(
     theory: ChallengeContext,
 ) -> None:
-    """Issue 34, finding 1 (the flip attack): two honest confirmed teams agree on "the
+    """The flip attack of a hostile participant: two honest confirmed teams agree on "the
     averaged iterate has a lower gap than the last"; a third confirmed team proposes the
     reverse. Before the fix the reverse had the same form, "matched", and was installed as the
     claim's check (every honest verdict turned falsified)."""
@@ -274,7 +274,7 @@ def test_an_equivalent_proposal_of_another_confirmed_team_confirms_it(
         own = open_proposals(s, [claim.id], [solo.id])
         check, provisional = effective_check(claim, own.get((claim.id, solo.id)))
         # the EARLIER proposal's text is installed (the keys logbooks were written against),
-        # never the newcomer's (before issue 34 this asserted the newcomer's "g")
+        # never the newcomer's (this once asserted the newcomer's "g")
         assert check is not None and check.subject == "gap" and not provisional
         assert "confirmed by agreement" in check.note
 

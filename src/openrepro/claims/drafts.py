@@ -59,7 +59,7 @@ from openrepro.claims.proposals import (
     trusted,
 )
 from openrepro.claims.service import get_claim, set_check
-from openrepro.errors import CheckError, NotFoundError
+from openrepro.errors import CheckError, LLMError, NotFoundError
 from openrepro.identity.service import check_not_frozen
 from openrepro.llm import LLMClient, Usage
 from openrepro.store import Claim, Paper, Participant, Store
@@ -114,6 +114,9 @@ class DraftReport(BaseModel):
     completion_tokens: int = 0
     seconds: float = 0.0  # wall-clock seconds of the run
     model_seconds: float = 0.0  # seconds spent in model calls, summed over claims
+    #: claims an endpoint failed on ("<claim> (<drafter>): <error>"): nothing stored for them,
+    #: a later run asks again
+    failed: list[str] = Field(default_factory=list)
 
     def add(self, outcome: DraftOutcome) -> None:
         self.outcomes.append(outcome)
@@ -263,23 +266,26 @@ def store_draft(
     return outcome
 
 
-Drafted = tuple[int, str, str, Draft, Usage]
+Drafted = tuple[str, Draft | None, Usage, str]
 
 
 def _ask(client: LLMClient, claim_id: int, name: str, quotes: str) -> Drafted:
     """One claim drafted by the model behind ``client``, with what it cost (a client of its own
-    that shares the backend and the store's reply cache accounts this claim's usage alone)."""
+    that shares the backend and the store's reply cache accounts this claim's usage alone);
+    an endpoint that fails (unreachable, refusing) is the error's text and no draft."""
     own = LLMClient(client.backend, store=client.store, max_tokens=client.max_tokens,
                     seed=client.seed)  # fmt: skip
     started = time.perf_counter()
-    draft = draft_check_llm(quotes, own, claim_id=name)
+    try:
+        draft: Draft | None = draft_check_llm(quotes, own, claim_id=name)
+        error = ""
+    except LLMError as exc:  # not a reply: nothing is stored, a later run asks again
+        draft, error = None, str(exc)
     usage = own.usage.model_copy()
-    if usage.calls == 0:
-        usage.seconds = 0.0
-    elif usage.seconds == 0:
+    if usage.calls and not usage.seconds:
         usage.seconds = round(time.perf_counter() - started, 6)
     client._account(own.usage)  # the caller's totals, as one client would have counted
-    return claim_id, name, quotes, draft, usage
+    return name, draft, usage, error
 
 
 def draft_all(
@@ -323,7 +329,10 @@ def draft_all(
                 done, _ = wait(inflight, return_when=FIRST_COMPLETED)
                 for future in done:
                     inflight.discard(future)
-                    _, claim_ref, _, draft, usage = future.result()
+                    claim_ref, draft, usage, error = future.result()
+                    if draft is None:
+                        report.failed.append(f"{claim_ref} ({name}): {error}")
+                        continue
                     with store.session() as session:
                         outcome = store_draft(session, challenge_id, claim_ref, name, draft,
                                               usage=usage, editor=editor)  # fmt: skip
