@@ -94,6 +94,12 @@ class WebUrls:
             return "/api/docs"
         if kind == "accept_proposal":
             return f"/proposals/{int(kw['proposal_id'])}/accept"
+        if kind == "check_queue":
+            return "/checks/queue"
+        if kind == "accept_draft":
+            return f"/drafts/{int(kw['draft_id'])}/accept"
+        if kind == "mark_human":
+            return "/checks/queue/human"
         raise KeyError(kind)
 
 
