@@ -5,6 +5,8 @@ match the model's drafts confirm them, the one that disagrees lands in the organ
 the claim nobody drafted; the organizer resolves the queue there (accept one, mark one
 ``human``), and the verdicts count.
 
+A participant in no team, who proposes nothing, is judged under the drafted checks first:
+provisional verdicts, counted nowhere, until the drafts are confirmed or resolved.
 The paper and its runs are test_proposal_flow's (a fictional theory paper: a bound, an ordering,
 a trend over steps, a proof). The model's replies are scripted per claim
 (tests/claims/drafting_server.py) and one of them is wrong on purpose (the trend "increasing").
@@ -69,6 +71,7 @@ def theory(tmp_path: Path) -> Iterator[ChallengeContext]:
                       editor="org", drafting="off")  # fmt: skip
     register(ctx, "ana")
     set_team(ctx, "ana", "red")  # an organizer confirmed the team when it registered
+    register(ctx, "solo")  # registered by an organizer, in no team
     try:
         yield ctx
     finally:
@@ -99,6 +102,23 @@ def test_drafts_confirmed_by_a_participant_and_the_queue_resolved_count(
     drafted = json.loads(cli("claims", "check", "show", "t1/C1", "--format", "json"))
     assert drafted["origin"] == "llm" and drafted["rule"] == "llm"
 
+    # a participant without proposals is judged under the drafted checks: shown, not counted
+    solo = tmp_path / "solo"
+    solo_pages = json.loads(cli("pull", "t1", "--dir", str(solo), "--format", "json"))["pages"]
+    (solo / "sgd.py").write_text(SGD, encoding="utf-8")
+    _trackio(solo, "logbook", "run", "--page", solo_pages["t1/C1"], "--", sys.executable,
+             "sgd.py")  # fmt: skip
+    cli("submit", str(solo), "--as", "solo")
+    under_drafts = {r.claim_id: r for r in judge_logbooks(theory, None).verdicts}
+    for claim in ("t1/C1", "t1/C2"):
+        assert under_drafts[claim].verdict == "verified", under_drafts[claim]
+    for claim in ("t1/C1", "t1/C2", "t1/C3"):
+        assert "provisional" in under_drafts[claim].flags
+        assert "a model's drafted check" in under_drafts[claim].rationale
+    assert under_drafts["t1/C3"].verdict == "falsified"  # the wrong draft, counted nowhere
+    consensus = {c.key: c.consensus for c in claim_consensus(theory)}
+    assert set(consensus.values()) == {"inconclusive"}
+
     # the participant pulls: the workspace shows each drafted check as provisional
     ws = tmp_path / "ws"
     pages = json.loads(cli("pull", "t1", "--dir", str(ws), "--format", "json"))["pages"]
@@ -116,10 +136,12 @@ def test_drafts_confirmed_by_a_participant_and_the_queue_resolved_count(
         shown = json.loads(cli("claims", "check", "show", claim, "--format", "json"))
         assert shown["origin"] == "confirmed" and "ana, team red" in shown["note"]
 
-    first = {r.claim_id: r for r in judge_logbooks(theory, None).verdicts}
-    for claim in ("t1/C1", "t1/C2"):
-        assert first[claim].verdict == "verified" and "provisional" not in first[claim].flags
-    assert "provisional" in first["t1/C3"].flags  # under the participant's own proposal
+    first = {(r.participant, r.claim_id): r for r in judge_logbooks(theory, None).verdicts}
+    for who in ("ana", "solo"):  # the confirmed checks judge every logbook, and count
+        for claim in ("t1/C1", "t1/C2"):
+            row = first[(who, claim)]
+            assert row.verdict == "verified" and "provisional" not in row.flags, row
+    assert "provisional" in first[("ana", "t1/C3")].flags  # under ana's own proposal
     consensus = {c.key: c.consensus for c in claim_consensus(theory)}
     assert consensus == {"C1": "verified", "C2": "verified", "C3": "inconclusive",
                          "C4": "inconclusive"}  # fmt: skip
@@ -139,8 +161,10 @@ def test_drafts_confirmed_by_a_participant_and_the_queue_resolved_count(
     assert json.loads(cli("claims", "check", "queue", "--format", "json")) == []
 
     # judged again (on the board the judge queue does this by itself): every verdict counts
-    second = {r.claim_id: r for r in judge_logbooks(theory, None).verdicts}
-    assert second["t1/C3"].verdict == "verified" and "provisional" not in second["t1/C3"].flags
+    second = {(r.participant, r.claim_id): r for r in judge_logbooks(theory, None).verdicts}
+    for who in ("ana", "solo"):
+        row = second[(who, "t1/C3")]
+        assert row.verdict == "verified" and "provisional" not in row.flags, row
     consensus = {c.key: c.consensus for c in claim_consensus(theory)}
     assert consensus == {"C1": "verified", "C2": "verified", "C3": "verified",
                          "C4": "inconclusive"}  # fmt: skip
