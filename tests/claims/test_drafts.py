@@ -9,13 +9,15 @@ The models are the real OpenAI-compatible backend talking to scripted local serv
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from drafting_server import DraftingServer
 from sqlalchemy import select
+from typer.testing import CliRunner
 
-from openrepro.challenge import ChallengeContext
+from openrepro.challenge import ChallengeContext, init_challenge, open_challenge
 from openrepro.claims import add_claim
 from openrepro.claims.checks import Check
 from openrepro.claims.checks.llm_draft import PROMPT_VERSION
@@ -29,13 +31,14 @@ from openrepro.claims.drafts import (
 )
 from openrepro.claims.proposals import effective_check, propose_check
 from openrepro.claims.service import get_claim, set_check
+from openrepro.cli import app
 from openrepro.errors import CheckError, NotFoundError
 from openrepro.identity import register
 from openrepro.identity.teams import set_team
 from openrepro.llm import LLMClient
 from openrepro.llm.openai_backend import OpenAIBackend
 from openrepro.papers import PaperRecord, import_papers
-from openrepro.store import Participant
+from openrepro.store import Claim, Participant
 from openrepro.store.tables_checks import CheckDraft
 
 ABSTRACT = (
@@ -275,3 +278,37 @@ def test_the_organizer_resolves_the_queue_in_one_action(
         none = next(r for r in s.scalars(select(CheckDraft)) if r.check is None)
         with pytest.raises(CheckError, match="holds no check"):
             accept_draft(s, theory.challenge_id, none.id, editor="org")
+
+
+def test_claims_extract_with_an_endpoint_drafts_the_checks_in_the_same_pass(
+    tmp_path: Path,
+) -> None:
+    """SQLite only: the command line, one path."""
+    ctx = init_challenge(tmp_path / "ch", "test", venue="Test/2026",
+                         database_url=f"sqlite:///{tmp_path / 'store.db'}")  # fmt: skip
+    import_papers(ctx.store, ctx.challenge_id,
+                  [PaperRecord(venue_id="t1", title="Averaged SGD", abstract=ABSTRACT)],
+                  source="test")  # fmt: skip
+    ctx.close()
+    extraction = {"claims": [
+        {"claim": "The gap is at most 0.05.", "sentences": [2], "kind": "theory"},
+        {"claim": "Averaging beats the last iterate.", "sentences": [3], "kind": "theory"},
+    ]}  # fmt: skip
+    with DraftingServer("Qwen/Qwen2.5-72B-Instruct", {"at most 0.05": BOUND},
+                        extraction=extraction) as server:  # fmt: skip
+        env = {"OPENREPRO_LLM_URL": server.url, "OPENREPRO_LLM_MODEL": server.model}
+        result = CliRunner().invoke(app, ["--dir", str(tmp_path / "ch"), "claims", "extract",
+                                          "--all"], env=env)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "checks drafted by the model: 1 of 2 claims" in result.stdout
+    assert "tokens and" in result.stdout and "per claim" in result.stdout
+    ctx = open_challenge(tmp_path / "ch")
+    try:
+        rows = _drafts(ctx)
+        assert sorted(r.status for r in rows) == ["drafted", "none"]
+        with ctx.store.session() as s:
+            claims = {c.text: c.check for c in s.scalars(select(Claim))}
+        assert claims["The gap is at most 0.05."]["origin"] == "llm"  # type: ignore[index]
+        assert claims["Averaging beats the last iterate."] is None
+    finally:
+        ctx.close()
