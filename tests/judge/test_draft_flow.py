@@ -108,7 +108,8 @@ def test_drafts_confirmed_by_a_participant_and_the_queue_resolved_count(
     (solo / "sgd.py").write_text(SGD, encoding="utf-8")
     _trackio(solo, "logbook", "run", "--page", solo_pages["t1/C1"], "--", sys.executable,
              "sgd.py")  # fmt: skip
-    cli("submit", str(solo), "--as", "solo")
+    said = cli("submit", str(solo), "--as", "solo")
+    assert said.count("[a model's draft: provisional until an independent drafter agrees]") == 3
     under_drafts = {r.claim_id: r for r in judge_logbooks(theory, None).verdicts}
     for claim in ("t1/C1", "t1/C2"):
         assert under_drafts[claim].verdict == "verified", under_drafts[claim]

@@ -59,7 +59,7 @@ from openrepro.claims.proposals import (
     trusted,
 )
 from openrepro.claims.service import get_claim, set_check
-from openrepro.errors import CheckError, LLMError, NotFoundError
+from openrepro.errors import CheckError, ClaimError, LLMError, NotFoundError
 from openrepro.identity.service import check_not_frozen
 from openrepro.llm import LLMClient, Usage
 from openrepro.store import Claim, Paper, Participant, Store
@@ -333,9 +333,15 @@ def draft_all(
                     if draft is None:
                         report.failed.append(f"{claim_ref} ({name}): {error}")
                         continue
-                    with store.session() as session:
-                        outcome = store_draft(session, challenge_id, claim_ref, name, draft,
-                                              usage=usage, editor=editor)  # fmt: skip
+                    try:
+                        with store.session() as session:
+                            outcome = store_draft(session, challenge_id, claim_ref, name, draft,
+                                                  usage=usage, editor=editor)  # fmt: skip
+                    except (CheckError, ClaimError, NotFoundError) as exc:
+                        # the claim changed under the run (removed, frozen, its quotes edited):
+                        # nothing stored for it, the run goes on
+                        report.failed.append(f"{claim_ref} ({name}): {exc}")
+                        continue
                     report.add(outcome)
                     if progress is not None:
                         progress(outcome)

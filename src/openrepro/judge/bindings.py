@@ -60,8 +60,9 @@ class QuantityBinding(BaseModel):
 class ClaimBindings(BaseModel):
     claim: str
     check: str = ""  # the check in words; "" for a claim without one
-    #: whose check: organizer, participant (confirmed), rules, llm; "proposal" for the
-    #: participant's own unconfirmed proposal (the verdict is then provisional)
+    #: whose check: organizer, participant or confirmed (confirmed by agreement), rules, llm (a
+    #: model's drafted check: provisional); "proposal" for the participant's own unconfirmed
+    #: proposal (the verdict is then provisional)
     origin: str = ""
     quantities: list[QuantityBinding] = Field(default_factory=list)
 
