@@ -142,6 +142,14 @@ def test_equivalent_forms_ignore_names_but_not_what_is_asserted() -> None:
     # the same ordering said with a comparator instead of a direction is the same assertion
     said = {**ordering, "direction": "none", "comparator": "lt"}
     assert equivalence_form(Check.from_json(said)) == equivalence_form(Check.from_json(ordering))
+    # a sweep stated on the quantity (as the model's drafts do) or on the check is one sweep
+    trend = {"relation": "trend", "subject": "gap", "quantities": [{"name": "gap"}],
+             "trend": "decreasing", "sweep": "steps"}  # fmt: skip
+    on_quantity = {**trend, "quantities": [{"name": "gap", "sweep": "steps"}]}
+    other_sweep = {**trend, "sweep": "model size"}
+    form = equivalence_form(Check.from_json(trend))
+    assert form == equivalence_form(Check.from_json(on_quantity))
+    assert form != equivalence_form(Check.from_json(other_sweep))
 
 
 @pytest.mark.parametrize(

@@ -54,6 +54,7 @@ from openrepro.claims.checks import (
     Relation,
     grounding_problems,
     sweep_metric,
+    sweeps_of,
 )
 from openrepro.claims.service import get_claim, set_check
 from openrepro.claims.values import find_numbers
@@ -186,6 +187,8 @@ def equivalence_form(check: Check) -> str:
     where a check measures one quantity, whose role is then plain. So "avg lower than last"
     and "last lower than avg" differ; nested parts of a conjunction are compared as a set."""
     single = len(check.all_quantities()) == 1
+    # a sweep stated on the quantity or on its node is the same sweep (the judge's reading)
+    swept = {name: sweep_metric(sweep) for name, sweep in sweeps_of(check).items()}
 
     def who(name: str) -> str:
         return ("subject" if single else name) if name else ""
@@ -221,7 +224,7 @@ def equivalence_form(check: Check) -> str:
             "subject": who(node.subject),
             "baselines": sorted(who(b) for b in node.baselines),
             "quantities": sorted(
-                [who(q.name), q.unit.strip().lower(), sweep_metric(q.sweep) if q.sweep else ""]
+                [who(q.name), q.unit.strip().lower(), swept.get(q.name, "")]
                 for q in node.quantities
             ),
             "inner": form(node.inner) if node.inner is not None else None,
