@@ -30,7 +30,7 @@ from openrepro.claims.drafts import (
     organizer_queue,
 )
 from openrepro.claims.proposals import effective_check, propose_check
-from openrepro.claims.service import get_claim, set_check
+from openrepro.claims.service import get_claim, redraft_checks, set_check
 from openrepro.cli import app
 from openrepro.errors import CheckError, NotFoundError
 from openrepro.identity import register
@@ -142,6 +142,11 @@ def test_bulk_drafting_stores_provisional_drafts_and_resumes(
         assert check is not None and provisional  # shown, counted nowhere
         none, _ = get_claim(s, theory.challenge_id, "t1/C3")
         assert none.check is None
+    # the rules never replace a model's drafted check, even when told to redraft theirs
+    with theory.store.session() as s:
+        redraft_checks(s, theory.challenge_id, None, editor="org", replace=True, drafting="rules")
+        claim, _ = get_claim(s, theory.challenge_id, "t1/C1")
+        assert claim.check is not None and claim.check["origin"] == "llm"
     # resumable: a second run asks the model nothing (every claim is drafted by this model)
     calls = qwen.count("/v1/chat/completions")
     again = draft_all(theory.store, theory.challenge_id, [_client(qwen, theory)])

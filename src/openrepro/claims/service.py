@@ -326,8 +326,10 @@ def redraft_checks(
     for claim, paper in rows:
         name = f"{paper.venue_id}/{claim.key}"
         current = claim.check
-        trusted = current is not None and current.get("origin") in TRUSTED_ORIGINS
-        keep = current is not None and (trusted or not replace)
+        # an organizer's or a confirmed check, and a model's drafted one (waiting for an
+        # independent drafter), are never replaced by the rules
+        kept = current is not None and current.get("origin") in {*TRUSTED_ORIGINS, "llm"}
+        keep = current is not None and (kept or not replace)
         if keep:
             out[name] = True
             continue
