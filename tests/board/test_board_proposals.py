@@ -55,9 +55,11 @@ def test_proposals_beside_the_check_and_the_organizers_accept_button(
     assert done.status_code == 303 and done.headers["location"].startswith("/papers/t1#proposal")
     with challenge.store.session() as s:
         check = s.scalar(select(Claim.check))
-        assert check is not None and check["origin"] == "participant"
+        # the organizer's check now, saying whose proposal it was
+        assert check is not None and check["origin"] == "organizer"
+        assert check["note"] == f"accepted by organizer boss (proposal {proposal} of ana)"
     page = board.get("/papers/t1").text
-    assert "(participant)" in page and "organizer:boss" in page
+    assert "(organizer)" in page and "organizer:boss" in page
     api = board.post(f"/api/v1/proposals/{proposal}/accept",
                      headers={"Authorization": f"Bearer {ana}"})  # fmt: skip
     assert api.status_code == 403

@@ -136,8 +136,126 @@ def test_equivalent_forms_ignore_names_but_not_what_is_asserted() -> None:
     }
     swapped = {**ordering, "subject": "last", "baselines": ["avg"],
                "quantities": [{"name": "last"}, {"name": "avg"}]}  # fmt: skip
-    # the roles are positional: the subject of one is the subject of the other
-    assert equivalence_form(Check.from_json(ordering)) == equivalence_form(Check.from_json(swapped))
+    # roles, never positions: "avg lower than last" is not "last lower than avg" (this test
+    # asserted the opposite once, which let a third team flip a confirmed verdict)
+    assert equivalence_form(Check.from_json(ordering)) != equivalence_form(Check.from_json(swapped))
+    # the same ordering said with a comparator instead of a direction is the same assertion
+    said = {**ordering, "direction": "none", "comparator": "lt"}
+    assert equivalence_form(Check.from_json(said)) == equivalence_form(Check.from_json(ordering))
+    # a sweep stated on the quantity (as the model's drafts do) or on the check is one sweep
+    trend = {"relation": "trend", "subject": "gap", "quantities": [{"name": "gap"}],
+             "trend": "decreasing", "sweep": "steps"}  # fmt: skip
+    on_quantity = {**trend, "quantities": [{"name": "gap", "sweep": "steps"}]}
+    other_sweep = {**trend, "sweep": "model size"}
+    form = equivalence_form(Check.from_json(trend))
+    assert form == equivalence_form(Check.from_json(on_quantity))
+    assert form != equivalence_form(Check.from_json(other_sweep))
+
+
+@pytest.mark.parametrize(
+    ("base", "changed"),
+    [
+        (GAP, {"tolerance": {"rel": 0.05, "abs": 1e9}}),
+        (GAP, {"constant": {"value": 0.05, "text": "0.05%"}}),  # a unit of the constant
+        (GAP, {"scale": {"model_size": "7B"}}),
+        ({"relation": "rate", "subject": "gap", "quantities": [{"name": "gap", "sweep": "T"}],
+          "sweep": "T", "rate": {"order": "O", "exponent": {"value": -1, "text": "O(1/T)"}}},
+         {"rate": {"order": "Omega", "exponent": {"value": -1, "text": "O(1/T)"}}}),
+        ({"relation": "rate", "subject": "gap", "quantities": [{"name": "gap", "sweep": "T"}],
+          "sweep": "T", "rate": {"order": "O", "exponent": {"value": -1, "text": "O(1/T)"}}},
+         {"rate": {"order": "O", "exponent": {"value": -0.5, "text": "O(1/T)"}}}),
+        ({"relation": "rate", "subject": "gap", "quantities": [{"name": "gap", "sweep": "T"}],
+          "sweep": "T", "rate": {"order": "O", "exponent": {"value": -1, "text": "O(1/T)"}}},
+         {"rate": {"order": "O", "exponent": {"value": -1, "text": "O(1/T)"},
+                   "log_exponent": {"value": 1, "text": "log T"}}}),
+        ({"relation": "for_all", "sweep": "dataset", "labels": ["CIFAR-10", "SVHN"],
+          "inner": GAP}, {"labels": ["CIFAR-10", "STL-10"]}),
+        ({"relation": "for_all", "sweep": "task", "count": {"value": 10, "text": "10"},
+          "at_least": {"value": 9, "text": "9"}, "inner": GAP},
+         {"at_least": {"value": 1, "text": "1"}}),
+        ({"relation": "for_all", "sweep": "task", "count": {"value": 10, "text": "10"},
+          "inner": GAP}, {"count": {"value": 1, "text": "1"}}),
+    ],
+)  # fmt: skip
+def test_every_field_that_changes_what_a_check_accepts_changes_its_form(
+    base: dict[str, Any], changed: dict[str, Any]
+) -> None:
+    """The form once left out the rate's order and exponent, labels, count, at_least, the
+    scale and the constants' units, so checks that accept different evidence "matched"."""
+    assert equivalence_form(Check.from_json({**base, **changed})) != equivalence_form(
+        Check.from_json(base)
+    )
+
+
+ORDERING = {"relation": "ordering", "subject": "avg", "baselines": ["last"],
+            "quantities": [{"name": "avg"}, {"name": "last"}], "direction": "lower"}  # fmt: skip
+FLIPPED = {"relation": "ordering", "subject": "last", "baselines": ["avg"],
+           "quantities": [{"name": "last"}, {"name": "avg"}], "direction": "lower"}  # fmt: skip
+
+
+def test_a_third_team_cannot_flip_a_check_two_honest_teams_confirmed(
+    theory: ChallengeContext,
+) -> None:
+    """The flip attack of a hostile participant: two honest confirmed teams agree on "the
+    averaged iterate has a lower gap than the last"; a third confirmed team proposes the
+    reverse. Before the fix the reverse had the same form, "matched", and was installed as the
+    claim's check (every honest verdict turned falsified)."""
+    register(theory, "eve")
+    set_team(theory, "eve", "green")
+    with theory.store.session() as s:
+        ana, bo, eve = (_person(theory, s, h) for h in ("ana", "bo", "eve"))
+        propose_check(s, theory.challenge_id, ana, "t1/C2", ORDERING)
+        honest = propose_check(s, theory.challenge_id, bo, "t1/C2", ORDERING)
+        assert honest.status == "confirmed"
+        claim, _ = get_claim(s, theory.challenge_id, "t1/C2")
+        assert claim.check is not None and claim.check["subject"] == "avg"
+        installed = dict(claim.check)
+        flip = propose_check(s, theory.challenge_id, eve, "t1/C2", FLIPPED)
+        assert flip.status == "stored" and not flip.used
+        assert claim.check == installed  # still "avg lower than last"
+        check, provisional = effective_check(claim, None)
+        assert check is not None and check.subject == "avg" and not provisional
+
+
+def test_agreement_never_installs_a_newcomers_text_over_a_confirmed_check(
+    theory: ChallengeContext,
+) -> None:
+    """A newcomer whose proposal is equivalent to a confirmed check (one quantity, renamed: the
+    metric key honest logbooks logged no longer binds) was installed as the claim's check."""
+    register(theory, "eve")
+    set_team(theory, "eve", "green")
+    with theory.store.session() as s:
+        ana, bo, eve = (_person(theory, s, h) for h in ("ana", "bo", "eve"))
+        propose_check(s, theory.challenge_id, ana, "t1/C1", GAP)
+        assert propose_check(s, theory.challenge_id, bo, "t1/C1", GAP).status == "confirmed"
+        claim, _ = get_claim(s, theory.challenge_id, "t1/C1")
+        installed = dict(claim.check or {})
+        renamed = {**GAP, "subject": "zzz", "quantities": [{"name": "zzz"}]}
+        agrees = propose_check(s, theory.challenge_id, eve, "t1/C1", renamed)
+        assert agrees.status == "confirmed"  # it agrees with the claim's check ...
+        assert claim.check == installed  # ... which keeps its text, its keys and its revision
+        assert (claim.check or {})["subject"] == "gap"
+
+
+def test_an_accepted_proposal_says_who_accepted_it_and_agreement_never_replaces_it(
+    theory: ChallengeContext,
+) -> None:
+    register(theory, "eve")
+    set_team(theory, "eve", "green")
+    with theory.store.session() as s:
+        ana, bo, eve = (_person(theory, s, h) for h in ("ana", "bo", "eve"))
+        outcome = propose_check(s, theory.challenge_id, ana, "t1/C2", ORDERING)
+        assert outcome.proposal_id is not None
+        accept_proposal(s, theory.challenge_id, outcome.proposal_id, editor="org")
+        claim, _ = get_claim(s, theory.challenge_id, "t1/C2")
+        assert claim.check is not None and claim.check["origin"] == "organizer"
+        assert "accepted by organizer org" in claim.check["note"]
+        accepted = dict(claim.check)
+        # two colluding confirmed teams agree on the reverse: the accepted check stays
+        propose_check(s, theory.challenge_id, bo, "t1/C2", FLIPPED)
+        both = propose_check(s, theory.challenge_id, eve, "t1/C2", FLIPPED)
+        assert both.status == "stored"
+        assert claim.check == accepted
 
 
 def test_an_equivalent_proposal_of_another_confirmed_team_confirms_it(
@@ -163,7 +281,10 @@ def test_an_equivalent_proposal_of_another_confirmed_team_confirms_it(
         # the confirmed check now judges everyone's logbook, and counts
         own = open_proposals(s, [claim.id], [solo.id])
         check, provisional = effective_check(claim, own.get((claim.id, solo.id)))
-        assert check is not None and check.subject == "g" and not provisional
+        # the EARLIER proposal's text is installed (the keys logbooks were written against),
+        # never the newcomer's (this once asserted the newcomer's "g")
+        assert check is not None and check.subject == "gap" and not provisional
+        assert "confirmed by agreement" in check.note
 
 
 def test_an_organizer_accepts_in_one_step_and_an_organizer_check_wins_for_judging(
@@ -180,7 +301,8 @@ def test_an_organizer_accepts_in_one_step_and_an_organizer_check_wins_for_judgin
         assert outcome.proposal_id is not None
         view = accept_proposal(s, theory.challenge_id, outcome.proposal_id, editor="org")
         assert view.status == "confirmed" and view.confirmed_by == "organizer:org"
-        assert claim.check is not None and claim.check["origin"] == "participant"
+        assert claim.check is not None and claim.check["origin"] == "organizer"
+        assert claim.check["note"] == f"accepted by organizer org (proposal {view.id} of ana)"
         own = open_proposals(s, [claim.id], [ana.id]).get((claim.id, ana.id))
         check, provisional = effective_check(claim, own)
         assert check is not None and not provisional

@@ -172,7 +172,8 @@ def test_an_agent_gets_every_checkable_claim_judged_and_an_organizer_confirms(
     accepted = json.loads(cli("claims", "check", "accept", *ids, "--format", "json"))
     assert {a["status"] for a in accepted} == {"confirmed"}
     shown = cli("claims", "show", "t1/C2")
-    assert "check: " in shown and "participant" in shown
+    # an accepted proposal is the organizer's check now, and says whose proposal it was
+    assert "check: " in shown and "organizer" in shown and "proposal 2 accepted" in shown
     second = {r.claim_id: r for r in judge_logbooks(theory, None).verdicts}
     for claim in PROPOSALS:
         row = second[claim]

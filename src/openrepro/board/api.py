@@ -24,6 +24,7 @@ from openrepro.board.cursor import MAX_CURSOR_CHARS, is_page_boundary, keyset_pa
 from openrepro.board.guard import MAX_ROW_ID, RowId
 from openrepro.board.status import participant_status
 from openrepro.challenge import ChallengeContext
+from openrepro.claims.drafts import accept_draft, mark_human
 from openrepro.claims.proposals import ProposalView, accept_proposal, list_proposals
 from openrepro.claims.records import ClaimView
 from openrepro.claims.service import edit_claim
@@ -136,6 +137,26 @@ def accept_with_token(ctx: ChallengeContext, proposal_id: int, token: str) -> st
     """The board's accept button: ``token`` must be an organizer's; returns the paper's venue
     id (the page to go back to)."""
     return _accept(ctx, proposal_id, authenticate(ctx, token or None))[1]
+
+
+def accept_draft_with_token(ctx: ChallengeContext, draft_id: int, token: str) -> str:
+    """The check queue's "accept this draft" button: ``token`` must be an organizer's; returns
+    the claim whose check it now is (its verdicts are judged again)."""
+    who = authenticate(ctx, token or None)
+    require_organizer(who, "accept drafted checks")
+    with ctx.store.session() as session:
+        ensure_writable(ctx, session)
+        return accept_draft(session, ctx.challenge_id, draft_id, editor=who.handle)
+
+
+def human_with_token(ctx: ChallengeContext, claim: str, token: str, reason: str) -> str:
+    """The check queue's "mark human" button: an organizer marks ``claim`` for people to judge."""
+    who = authenticate(ctx, token or None)
+    require_organizer(who, "mark a claim human")
+    with ctx.store.session() as session:
+        ensure_writable(ctx, session)
+        return mark_human(session, ctx.challenge_id, claim, editor=who.handle,
+                          reason=reason.strip() or "marked human from the check queue")  # fmt: skip
 
 
 def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRouter:

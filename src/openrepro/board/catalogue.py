@@ -49,7 +49,7 @@ __all__ = [
 
 LinkKind = Literal[
     "home", "papers", "paper", "logbook", "logbook_content", "participant", "leaderboard",
-    "recheck", "stats", "api_docs", "accept_proposal",
+    "recheck", "stats", "api_docs", "accept_proposal", "check_queue", "accept_draft", "mark_human",
 ]  # fmt: skip
 Params = dict[str, Any]
 
@@ -107,6 +107,9 @@ ROUTES: dict[str, Route] = {
     "stats": Route(lambda kw: "/stats", lambda kw: "stats.html"),
     "api_docs": Route(lambda kw: "/api/docs", lambda kw: "index.html"),
     "accept_proposal": Route(lambda kw: f"/proposals/{int(kw['proposal_id'])}/accept", None),
+    "check_queue": Route(lambda kw: "/checks/queue", None),
+    "accept_draft": Route(lambda kw: f"/drafts/{int(kw['draft_id'])}/accept", None),
+    "mark_human": Route(lambda kw: "/checks/queue/human", None),
 }  # fmt: skip
 
 

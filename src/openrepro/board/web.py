@@ -32,7 +32,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from openrepro import __version__
 from openrepro.board import data as board_data
-from openrepro.board.api import accept_with_token, api_router
+from openrepro.board.api import (
+    accept_draft_with_token,
+    accept_with_token,
+    api_router,
+    human_with_token,
+)
 from openrepro.board.apidocs import asset as swagger_asset
 from openrepro.board.apidocs import swagger_page
 from openrepro.board.assemble import Assembler, Records
@@ -44,6 +49,7 @@ from openrepro.board.guard import RequestGuard, RowId
 from openrepro.board.lists import ListPages, papers_kind
 from openrepro.board.pages import BOARD_CSP, Renderer, page_slice
 from openrepro.challenge import ChallengeContext
+from openrepro.claims.drafts import organizer_queue
 from openrepro.errors import NotFoundError, OpenReproError
 from openrepro.logbooks.records import FileRef
 from openrepro.logbooks.render import CSP as LOGBOOK_CSP
@@ -66,6 +72,9 @@ INTERNAL_ERROR = (
 
 _MEDIA = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
           ".webp": "image/webp"}  # fmt: skip
+
+#: claims shown on the check queue's page (the CLI's `claims check queue` lists them all)
+QUEUE_SHOWN = 500
 
 
 class SecurityHeaders:
@@ -287,6 +296,40 @@ def create_app(
         )
         return RedirectResponse(url("paper", venue_id=venue) + f"#proposal-{proposal_id}",
                                 status_code=303)  # fmt: skip
+
+    @app.get("/checks/queue", response_class=HTMLResponse, include_in_schema=False)
+    async def check_queue() -> HTMLResponse:
+        """The organizers' queue of checks (openrepro.claims.drafts.organizer_queue): built
+        on each request (it changes with each accepted draft), at most QUEUE_SHOWN claims."""
+
+        def build() -> str:
+            with ctx.store.session() as session:
+                items = organizer_queue(session, ctx.challenge_id)
+            return renderer.render("queue.html", url, static=False, items=items[:QUEUE_SHOWN],
+                                   total=len(items))  # fmt: skip
+
+        return HTMLResponse(await run_in_threadpool(build))
+
+    @app.post("/drafts/{draft_id}/accept", include_in_schema=False)
+    async def accept_draft_form(draft_id: RowId, request: Request) -> Response:
+        """The queue's "accept this draft" button (an organizer's API token in the form)."""
+        form = await request.form()
+        token = form.get("token")
+        claim = await run_in_threadpool(
+            accept_draft_with_token, ctx, draft_id, token if isinstance(token, str) else ""
+        )
+        venue = claim.rpartition("/")[0]
+        return RedirectResponse(url("paper", venue_id=venue), status_code=303)
+
+    @app.post("/checks/queue/human", include_in_schema=False)
+    async def human_form(request: Request) -> Response:
+        """The queue's "mark human" button: the claim, a reason and an organizer's token."""
+        form = await request.form()
+        fields = {k: form.get(k) for k in ("claim", "token", "reason")}
+        text = {k: v[:500] if isinstance(v, str) else "" for k, v in fields.items()}
+        await run_in_threadpool(human_with_token, ctx, text["claim"], text["token"],
+                                text["reason"])  # fmt: skip
+        return RedirectResponse(url("check_queue"), status_code=303)
 
     @app.get("/logbooks/{logbook_id}", response_class=HTMLResponse, include_in_schema=False)
     async def logbook(logbook_id: RowId) -> HTMLResponse:

@@ -15,17 +15,21 @@ set) and grounded (every constant stated in the claim's verbatim quotes,
 :func:`~openrepro.claims.checks.grounding.grounding_problems`); a refused one is reported with
 the reason and nothing of it is stored.
 
-Which check judges a logbook's claim (:func:`effective_check`): the claim's own check when an
-organizer wrote it or it is a confirmed proposal; else the logbook's participant's own newest
-proposal (the verdict is then **provisional**: shown, counted nowhere); else the check the rules
-or a model drafted; else none (``inconclusive``, "no check yet").
+Which check judges a logbook's claim (:func:`effective_check`): the claim's own check when it
+is trusted (:data:`~openrepro.claims.checks.TRUSTED_ORIGINS`: an organizer's, or one confirmed
+by agreement); else the logbook's participant's own newest proposal (the verdict is then
+**provisional**: shown, counted nowhere); else the check the rules drafted, or a model's
+**drafted** check (:mod:`openrepro.claims.drafts`; provisional too); else none
+(``inconclusive``, "no check yet").
 
 A proposal is **confirmed** (:func:`accept_proposal`, :func:`propose_check`) when an organizer
-accepts it, or when participants of two different confirmed teams proposed it in an equivalent
-form (:func:`equivalence_form`: same relation, comparator, constants, tolerance, direction and
-quantity roles; the quantities' names and descriptions may differ). A confirmed proposal becomes
-the claim's check (origin ``participant``, a new revision in the claim's history), unless the
-claim already has an organizer's check and no organizer accepted the proposal.
+accepts it (the claim's check then has origin ``organizer`` and the note "accepted by organizer
+X (proposal N of P)"), or when an independent drafter drafted it in an equivalent form
+(:func:`equivalence_form`, by role, never by position): a participant of another confirmed
+team, or a model whose draft it matches (:func:`openrepro.claims.drafts.agree_with_drafts`).
+Agreement installs the EARLIEST of the agreeing drafts (the one logbooks were written against,
+never the newcomer's text), with who agreed in its note, and never replaces a trusted check:
+once a claim's check counts, a matching proposal is only marked as agreeing with it.
 """
 
 from __future__ import annotations
@@ -41,13 +45,24 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from openrepro.claims.checks import Check, Origin, Relation, grounding_problems
+from openrepro.claims.checks import (
+    TRUSTED_ORIGINS,
+    Check,
+    Comparator,
+    Direction,
+    Origin,
+    Relation,
+    grounding_problems,
+    sweep_metric,
+    sweeps_of,
+)
 from openrepro.claims.service import get_claim, set_check
+from openrepro.claims.values import find_numbers
 from openrepro.errors import CheckError, ClaimError, NotFoundError
 from openrepro.identity.service import check_not_frozen
 from openrepro.logbooks.manifest import CHECKS_FILE
 from openrepro.store import Claim, Paper, Participant
-from openrepro.store.tables_checks import CheckProposal
+from openrepro.store.tables_checks import CheckDraft, CheckProposal
 
 __all__ = [
     "CHECKS_FILE",
@@ -56,21 +71,24 @@ __all__ = [
     "ProposalOutcome",
     "ProposalView",
     "accept_proposal",
+    "agree_with_drafts",
     "check_digest",
+    "confirm_agreement",
+    "confirmed_team",
     "effective_check",
     "equivalence_form",
+    "install_agreed",
     "list_proposals",
     "open_proposals",
     "parse_checks_file",
     "propose_check",
     "propose_checks",
+    "trusted",
     "validate_proposal",
 ]
 
 CHECKS_FORMAT = 1
 _BATCH = 5000
-#: origins of a claim's check that a participant's proposal never replaces for judging
-TRUSTED_ORIGINS = frozenset({Origin.organizer.value, Origin.participant.value})
 
 
 class ProposalOutcome(BaseModel):
@@ -134,32 +152,83 @@ def _number(constant: Any) -> float | None:
     return None if constant is None else round(float(constant.value), 12)
 
 
-def equivalence_form(check: Check) -> str:
-    """A digest of what a check asserts, without the names it gives its quantities: two
-    proposals with the same form say the same thing (see the module docstring)."""
-    roles: dict[str, str] = {}
+def _stated(constant: Any) -> list[Any] | None:
+    """A constant as what it asserts: its value and the unit its text writes ("88.1%")."""
+    if constant is None:
+        return None
+    mentions = find_numbers(constant.text)
+    unit = mentions[0].unit.lower() if len(mentions) == 1 else ""
+    return [_number(constant), unit]
 
-    def role(name: str) -> str:
-        return roles.setdefault(name, f"q{len(roles)}") if name else ""
+
+def _label(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _ordering_op(node: Check) -> str | None:
+    """The comparator an ordering is decided by (its own, else its direction's)."""
+    if node.comparator is not None:
+        return node.comparator.value
+    if node.direction is Direction.none:
+        return None
+    return Comparator.lt.value if node.direction is Direction.lower else Comparator.gt.value
+
+
+def equivalence_form(check: Check) -> str:
+    """A digest of what a check asserts, by role, never by position: two drafts with the same
+    form accept exactly the same evidence.
+
+    Every field the judge decides by is in it: the relation, the comparator, each constant
+    with the unit its text writes, the tolerance (where the relation uses one), the direction,
+    the trend or law, the swept variable, the quantifier's domain, labels, count and
+    ``at_least``, the rate's order, exponent and log factor, the scale, the human judgement,
+    and which quantity is the subject and which the baselines. A quantity is known by its name
+    (the metric key a logbook logs it under) with its unit and sweep: the name is left out only
+    where a check measures one quantity, whose role is then plain. So "avg lower than last"
+    and "last lower than avg" differ; nested parts of a conjunction are compared as a set."""
+    single = len(check.all_quantities()) == 1
+    # a sweep stated on the quantity or on its node is the same sweep (the judge's reading)
+    swept = {name: sweep_metric(sweep) for name, sweep in sweeps_of(check).items()}
+
+    def who(name: str) -> str:
+        return ("subject" if single else name) if name else ""
 
     def form(node: Check) -> dict[str, Any]:
+        ordering = node.relation is Relation.ordering
+        op = _ordering_op(node) if ordering else (
+            node.comparator.value if node.comparator else None
+        )  # fmt: skip
+        uses_tolerance = not (ordering and op not in {"ge", "le"})
+        rate = node.rate
         return {
             "relation": node.relation.value,
-            "comparator": node.comparator.value if node.comparator else None,
-            "constant": _number(node.constant),
-            "upper": _number(node.upper),
+            "comparator": op,
+            "constant": _stated(node.constant),
+            "upper": _stated(node.upper),
             "relative": node.relative,
-            "direction": str(node.direction.value),
-            "tolerance": [node.tolerance.rel, node.tolerance.abs],
+            "direction": None if ordering else str(node.direction.value),
+            "tolerance": [node.tolerance.rel, node.tolerance.abs] if uses_tolerance else None,
             "trend": node.trend.value if node.trend else None,
             "law": node.law.value if node.law else None,
-            "swept": bool(node.sweep),
+            "sweep": sweep_metric(node.sweep) if node.sweep else "",
             "unbounded": node.unbounded,
             "domain": sorted(_number(c) or 0.0 for c in node.domain),
-            "subject": role(node.subject),
-            "baselines": [role(b) for b in node.baselines],
+            "labels": sorted(_label(label) for label in node.labels),
+            "count": _number(node.count),
+            "at_least": _number(node.at_least),
+            "rate": None
+            if rate is None
+            else [rate.order.value, _number(rate.exponent), _number(rate.log_exponent) or 0.0],
+            "scale": node.scale.model_dump(mode="json", exclude_defaults=True),
+            "human": node.human.model_dump(mode="json") if node.human is not None else None,
+            "subject": who(node.subject),
+            "baselines": sorted(who(b) for b in node.baselines),
+            "quantities": sorted(
+                [who(q.name), q.unit.strip().lower(), swept.get(q.name, "")]
+                for q in node.quantities
+            ),
             "inner": form(node.inner) if node.inner is not None else None,
-            "parts": [form(p) for p in node.parts],
+            "parts": sorted(json.dumps(form(p), sort_keys=True) for p in node.parts),
         }
 
     payload = json.dumps(form(check), sort_keys=True)
@@ -183,7 +252,10 @@ def effective_check(claim: Claim, own: CheckProposal | None) -> tuple[Check | No
         return Check.from_json(stored), False
     if own is not None and own.status == "proposed":
         return Check.from_json(own.check), True
-    return (Check.from_json(stored), False) if stored else (None, False)
+    if not stored:
+        return None, False
+    # a model's drafted check judges, provisionally, until an independent drafter agrees
+    return Check.from_json(stored), stored.get("origin") == Origin.llm.value
 
 
 def open_proposals(
@@ -207,24 +279,101 @@ def open_proposals(
     return out
 
 
-def _team(person: Participant) -> str:
+def confirmed_team(person: Participant) -> str:
+    """The participant's team when an organizer confirmed its membership, else \"\"."""
     return person.team if person.team and person.team_confirmed else ""
 
 
-def _confirm(
-    session: Session, challenge_id: int, claim: Claim, paper: Paper, row: CheckProposal, *,
-    by: str, editor: str, replace_organizer: bool,
-) -> None:  # fmt: skip
-    """Mark ``row`` confirmed and make it the claim's check (kept in the claim's history)."""
-    row.status, row.confirmed_by, row.confirmed_at = "confirmed", by, datetime.now(UTC)
-    current = claim.check or {}
-    if current.get("origin") == Origin.organizer.value and not replace_organizer:
-        return  # the organizer's check stays; the proposal is confirmed but not used
-    check = Check.from_json(row.check)
+def trusted(claim: Claim) -> bool:
+    """Whether ``claim``'s check counts and is never replaced by agreement (an organizer's, or
+    one confirmed by independent drafters)."""
+    return (claim.check or {}).get("origin") in TRUSTED_ORIGINS
+
+
+def install_agreed(
+    session: Session, challenge_id: int, claim: Claim, paper: Paper, check: dict[str, Any], *,
+    editor: str, reason: str, origin: Origin, note: str,
+) -> bool:  # fmt: skip
+    """Make ``check`` (the EARLIEST of the agreeing drafts: the one logbooks were written
+    against) the claim's check, with who agreed in its ``note``; never over a check that is
+    already trusted (an organizer's or a confirmed one). Returns whether it was installed."""
+    if trusted(claim):
+        return False
+    agreed = Check.from_json(check).model_copy(update={"note": note[:300]})
     with contextlib.suppress(ClaimError):  # the claim has this very check already
-        set_check(session, challenge_id, f"{paper.venue_id}/{claim.key}", check,
-                  editor=editor, reason=f"proposal {row.id} confirmed ({by})",
-                  origin=Origin.participant)  # fmt: skip
+        set_check(session, challenge_id, f"{paper.venue_id}/{claim.key}", agreed,
+                  editor=editor, reason=reason, origin=origin)  # fmt: skip
+    return True
+
+
+def confirm_agreement(
+    session: Session, challenge_id: int, claim: Claim, paper: Paper, *,
+    draft: CheckDraft, other: CheckDraft | CheckProposal, who: str, editor: str,
+) -> str:  # fmt: skip
+    """Mark ``draft`` and ``other`` (an equivalent draft of another family, or a confirmed
+    team's proposal) confirmed and install the earlier of the two; returns who agreed."""
+    now = datetime.now(UTC)
+    if isinstance(other, CheckDraft):
+        draft.confirmed_by = f"draft:{other.id} ({other.drafter})"
+        other.confirmed_by = f"draft:{draft.id} ({draft.drafter})"
+        other.status = "confirmed"
+    else:
+        draft.confirmed_by = f"proposal:{other.id} ({who})"
+        other.status, other.confirmed_by = "confirmed", f"draft:{draft.id} ({draft.drafter})"
+    draft.status = "confirmed"
+    draft.confirmed_at = other.confirmed_at = now
+    first: CheckDraft | CheckProposal = other if _earlier(other, draft) else draft
+    agreed = (
+        f"confirmed by agreement: draft {draft.id} ({draft.drafter}) and "
+        + (f"draft {other.id} ({other.drafter})" if isinstance(other, CheckDraft)
+           else f"proposal {other.id} ({who})")
+    )  # fmt: skip
+    assert first.check is not None
+    install_agreed(session, challenge_id, claim, paper, first.check, editor=editor,
+                   reason=agreed, origin=Origin.confirmed, note=agreed)  # fmt: skip
+    return draft.confirmed_by
+
+
+def _earlier(a: CheckDraft | CheckProposal, b: CheckDraft | CheckProposal) -> bool:
+    """Whether ``a`` was drafted before ``b`` (the one logbooks could be written against)."""
+    if a.created_at is None or b.created_at is None:
+        return False
+    at, bt = a.created_at, b.created_at
+    if (at.tzinfo is None) != (bt.tzinfo is None):
+        at, bt = at.replace(tzinfo=None), bt.replace(tzinfo=None)
+    return at < bt
+
+
+def agree_with_drafts(
+    session: Session,
+    challenge_id: int,
+    claim: Claim,
+    paper: Paper,
+    proposal: CheckProposal,
+    participant: Participant,
+) -> bool:
+    """A confirmed team's participant proposed ``proposal``: where a model drafted an
+    equivalent check for the claim, both are confirmed and the earlier is the claim's check.
+    Returns whether they agreed."""
+    team = confirmed_team(participant)
+    if not team or proposal.status != "proposed" or trusted(claim):
+        return False
+    draft = session.scalars(
+        select(CheckDraft)
+        .where(
+            CheckDraft.claim_id == claim.id,
+            CheckDraft.form == proposal.form,
+            CheckDraft.status.in_(("drafted", "confirmed")),
+        )
+        .order_by(CheckDraft.id)
+    ).first()
+    if draft is None:
+        return False
+    confirm_agreement(session, challenge_id, claim, paper, draft=draft, other=proposal,
+                  who=f"{participant.handle}, team {team}",
+                  editor=participant.handle)  # fmt: skip
+    session.flush()
+    return True
 
 
 def propose_check(
@@ -254,7 +403,7 @@ def propose_check(
     except CheckError as exc:
         return ProposalOutcome(claim=name, status="refused", reason=str(exc))
     form = equivalence_form(check)
-    trusted = (claim.check or {}).get("origin") in TRUSTED_ORIGINS
+    counted = trusted(claim)
     mine = session.scalars(
         select(CheckProposal).where(
             CheckProposal.claim_id == claim.id, CheckProposal.participant_id == participant.id
@@ -277,9 +426,16 @@ def propose_check(
         session.add(row)
     session.flush()
     outcome = ProposalOutcome(claim=name, status=status, proposal_id=row.id,
-                              check=check.describe(), used=not trusted)  # fmt: skip
-    team = _team(participant)
-    if row.status == "proposed" and team:
+                              check=check.describe(), used=not counted)  # fmt: skip
+    team = confirmed_team(participant)
+    if row.status == "proposed" and counted:
+        # the claim's check counts already and agreement never replaces it: a proposal that
+        # says the same is marked as agreeing with it, any other stays a proposal
+        if form == equivalence_form(Check.from_json(claim.check or {})):
+            row.status, row.confirmed_by = "confirmed", "agrees with the claim's check"
+            row.confirmed_at = datetime.now(UTC)
+            outcome.status = "confirmed"
+    elif row.status == "proposed" and team:
         twin = session.execute(
             select(CheckProposal, Participant)
             .join(Participant, Participant.id == CheckProposal.participant_id)
@@ -287,7 +443,7 @@ def propose_check(
                 CheckProposal.claim_id == claim.id,
                 CheckProposal.form == form,
                 CheckProposal.id != row.id,
-                CheckProposal.status.in_(("proposed", "confirmed")),
+                CheckProposal.status == "proposed",
                 Participant.team_confirmed.is_(True),
                 Participant.team != team,
             )
@@ -295,12 +451,19 @@ def propose_check(
         ).first()
         if twin is not None:
             other_row, proposer = twin
-            _confirm(session, challenge_id, claim, paper, row,
-                     by=f"equivalent:{other_row.id} (team {proposer.team})",
-                     editor=participant.handle, replace_organizer=False)  # fmt: skip
-            if other_row.status == "proposed":
-                other_row.status, other_row.confirmed_by = "confirmed", f"equivalent:{row.id}"
-                other_row.confirmed_at = row.confirmed_at
+            now = datetime.now(UTC)
+            row.status, row.confirmed_by = "confirmed", f"equivalent:{other_row.id}"
+            other_row.status, other_row.confirmed_by = "confirmed", f"equivalent:{row.id}"
+            row.confirmed_at = other_row.confirmed_at = now
+            who = (f"proposal {other_row.id} ({proposer.handle}, team {proposer.team}) and "
+                   f"proposal {row.id} ({participant.handle}, team {team})")  # fmt: skip
+            install_agreed(session, challenge_id, claim, paper, other_row.check,
+                           editor=participant.handle,
+                           reason=f"proposal {other_row.id} confirmed (equivalent:{row.id}, "
+                           f"team {team})", origin=Origin.participant,
+                           note=f"confirmed by agreement: {who}")  # fmt: skip
+            outcome.status = "confirmed"
+        elif agree_with_drafts(session, challenge_id, claim, paper, row, participant):
             outcome.status = "confirmed"
     session.flush()
     return outcome
@@ -333,7 +496,8 @@ def _view(row: CheckProposal, claim: Claim, paper: Paper, person: Participant) -
     check = Check.from_json(row.check)
     return ProposalView(
         id=row.id, claim=f"{paper.venue_id}/{claim.key}", participant=person.handle,
-        team=_team(person), status=row.status, check=check, confirmed_by=row.confirmed_by,
+        team=confirmed_team(person), status=row.status, check=check,
+        confirmed_by=row.confirmed_by,
         logbook_id=row.logbook_id, created_at=row.created_at, description=check.describe(),
     )  # fmt: skip
 
@@ -385,7 +549,14 @@ def accept_proposal(
         raise CheckError(
             f"proposal {proposal_id} was superseded by a newer proposal of {person.handle}"
         )
-    _confirm(session, challenge_id, claim, paper, row, by=f"organizer:{editor}", editor=editor,
-             replace_organizer=True)  # fmt: skip
+    row.status, row.confirmed_by = "confirmed", f"organizer:{editor}"
+    row.confirmed_at = datetime.now(UTC)
+    accepted = Check.from_json(row.check).model_copy(
+        update={"note": f"accepted by organizer {editor} (proposal {row.id} of {person.handle})"}
+    )
+    with contextlib.suppress(ClaimError):  # the claim has this very check already
+        set_check(session, challenge_id, f"{paper.venue_id}/{claim.key}", accepted,
+                  editor=editor, reason=f"proposal {row.id} accepted (organizer:{editor})",
+                  origin=Origin.organizer)  # fmt: skip
     session.flush()
     return _view(row, claim, paper, person)

@@ -13,6 +13,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from openrepro.claims.checks import (
+    TRUSTED_ORIGINS,
     Check,
     Origin,
     draft_for_claim,
@@ -273,7 +274,7 @@ def _organizer_check_problems(claim: Claim) -> list[str] | None:
     """None when the claim has no organizer's check (the rules redraft it for new quotes), else
     what keeps the organizer's check from being grounded in the claim's current quotes (empty:
     it stays)."""
-    if not claim.check or claim.check.get("origin") not in ("organizer", "participant"):
+    if not claim.check or claim.check.get("origin") not in TRUSTED_ORIGINS:
         return None  # a confirmed participant's proposal is kept like an organizer's check
     return grounding_problems(
         Check.from_json(claim.check), " … ".join(q["text"] for q in claim.quotes)
@@ -325,8 +326,10 @@ def redraft_checks(
     for claim, paper in rows:
         name = f"{paper.venue_id}/{claim.key}"
         current = claim.check
-        trusted = current is not None and current.get("origin") in ("organizer", "participant")
-        keep = current is not None and (trusted or not replace)
+        # an organizer's or a confirmed check, and a model's drafted one (waiting for an
+        # independent drafter), are never replaced by the rules
+        kept = current is not None and current.get("origin") in {*TRUSTED_ORIGINS, "llm"}
+        keep = current is not None and (kept or not replace)
         if keep:
             out[name] = True
             continue

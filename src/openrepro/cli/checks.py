@@ -2,10 +2,13 @@
 drafters against labelled checks.
 
 ``claims check draft`` works on a quote given on the command line (no challenge needed);
-``claims check show | set | rm | redraft`` read and change the checks stored with the claims
-(every change kept in the claim's history); ``claims check proposals | accept`` list and
-confirm the checks participants proposed. ``openrepro check propose`` (:data:`propose_app`) is
-the participant's side, in a workspace: it validates, grounds and writes ``checks.json``.
+``claims check draft --all`` drafts every stored claim by the configured model(s)
+(:mod:`openrepro.claims.drafts`); ``claims check show | set | rm | redraft | human`` read and
+change the checks stored with the claims (every change kept in the claim's history);
+``claims check proposals | accept | queue`` list and confirm the checks participants proposed
+and the models drafted, and the organizers' queue of disagreements. ``openrepro check propose``
+(:data:`propose_app`) is the participant's side, in a workspace: it validates, grounds and
+writes ``checks.json``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import cast
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import TextColumn
 
 from openrepro.claims.checks import (
     Check,
@@ -30,6 +34,13 @@ from openrepro.claims.checks.eval import (
     read_check_labels,
     render_report,
 )
+from openrepro.claims.drafts import (
+    DraftOutcome,
+    accept_draft,
+    draft_all,
+    mark_human,
+    organizer_queue,
+)
 from openrepro.claims.proposals import ProposalView, accept_proposal, list_proposals
 from openrepro.claims.service import claim_view, get_claim, redraft_checks, set_check
 from openrepro.cli._common import (
@@ -40,6 +51,7 @@ from openrepro.cli._common import (
     err_console,
     open_from,
     print_json,
+    progress_bar,
 )
 from openrepro.config import CheckDrafting, Settings
 from openrepro.errors import ChallengeNotFoundError, CheckError
@@ -108,13 +120,39 @@ def _print_check(check: Check, rule: str, out: Console) -> None:
 @check_app.command("draft")
 def draft(
     ctx: typer.Context,
-    quote: str = typer.Option(..., "--quote", "--text", help="The claim's verbatim quote."),
+    quote: str = typer.Option("", "--quote", "--text", help="The claim's verbatim quote."),
     claim_id: str = typer.Option("", "--claim", help="Claim id, for the quantities' keys."),
     llm: bool = LLMOption,
+    all_: bool = typer.Option(
+        False,
+        "--all",
+        help="Draft every stored claim without a confirmed check with the configured model "
+        "(`llm_urls`/`llm_url`, else the embedded one): each draft is stored as the claim's "
+        "drafted check, provisional until an independent drafter agrees. Resumable.",
+    ),
+    paper: list[str] | None = typer.Option(
+        None, "--paper", help="With --all: only this paper's claims (repeatable)."
+    ),
+    panel_url: str = typer.Option(
+        "",
+        "--panel-url",
+        help="With --all: a second OpenAI-compatible endpoint, serving a model of another "
+        "family; where both models draft an equivalent check it is confirmed.",
+    ),
+    panel_model: str = typer.Option(
+        "", "--panel-model", help="The second endpoint's model (empty: its first model)."
+    ),
+    limit: int = typer.Option(0, "--limit", min=0, help="With --all: at most N claims a model."),
     fmt: OutputFormat = FormatOption,
 ) -> None:
     """Draft a check for one quote (the rules behind their confidence gate, ungated when the
-    challenge's `check_drafting` is `rules`; with --llm the model where the rules publish none)."""
+    challenge's `check_drafting` is `rules`; with --llm the model where the rules publish none),
+    or with --all draft every stored claim without a confirmed check by the model(s)."""
+    if all_:
+        _draft_all(ctx, paper or None, panel_url, panel_model, limit, fmt)
+        return
+    if not quote:
+        raise typer.BadParameter("give --quote, or --all to draft the stored claims")
     client = _client(ctx) if llm else None
     gate = _settings(ctx).check_drafting != "rules"
     result = draft_with_fallback(quote, client, claim_id=claim_id, gate=gate)
@@ -123,6 +161,59 @@ def draft(
     else:
         _print_draft(result)
     if result.check is None:
+        raise typer.Exit(1)
+
+
+def _draft_all(
+    ctx: typer.Context, papers: list[str] | None, panel_url: str, panel_model: str, limit: int,
+    fmt: OutputFormat,
+) -> None:  # fmt: skip
+    challenge = open_from(ctx)
+    clients = [open_client(challenge.settings, challenge.store)]
+    if panel_url:
+        second = challenge.settings.model_copy(
+            update={"llm_url": panel_url, "llm_urls": [], "llm_model": panel_model}
+        )
+        clients.append(open_client(second, challenge.store))
+    for client in clients:
+        ctx.call_on_close(client.close)
+    counts = TextColumn("{task.fields[checks]} checks, {task.fields[tokens]} tokens")
+    with progress_bar("drafting", fmt, counts) as progress:
+        task = progress.add_task("draft", total=None, checks=0, tokens=0)
+
+        def advance(outcome: DraftOutcome) -> None:
+            fields = progress.tasks[0].fields
+            progress.update(task, advance=1,
+                            checks=fields["checks"] + (outcome.status != "none"),
+                            tokens=fields["tokens"] + outcome.prompt_tokens
+                            + outcome.completion_tokens)  # fmt: skip
+
+        report = draft_all(challenge.store, challenge.challenge_id, clients, papers=papers,
+                           editor=default_editor(), limit=limit, progress=advance,
+                           on_pending=lambda n: progress.update(task, total=n))  # fmt: skip
+    if fmt is OutputFormat.json:
+        print_json(report)
+        return
+    done = len(report.outcomes)
+    console.print(
+        f"{done} drafts: {report.drafted} checks ({report.confirmed} confirmed by agreement), "
+        f"{report.none} without a check, in {report.seconds:.1f}s"
+    )
+    if done:
+        tokens = report.prompt_tokens + report.completion_tokens
+        console.print(
+            f"per claim: {report.prompt_tokens / done:.0f} prompt + "
+            f"{report.completion_tokens / done:.0f} completion tokens ({tokens} in all), "
+            f"{report.model_seconds / done:.2f}s in the model"
+        )
+    console.print(
+        "drafted checks are provisional until an independent drafter agrees; "
+        "`openrepro claims check queue` lists what the drafters disagree on"
+    )
+    for failure in report.failed[:10]:
+        err_console.print(f"  not drafted: {escape(failure)}")
+    if report.failed:
+        err_console.print(f"{len(report.failed)} claims not drafted: run again to retry them")
         raise typer.Exit(1)
 
 
@@ -180,22 +271,86 @@ def proposals(
 @check_app.command("accept")
 def accept(
     ctx: typer.Context,
-    proposal: list[int] = typer.Argument(..., help="Proposal ids (claims check proposals)."),
+    proposal: list[int] | None = typer.Argument(
+        None, help="Proposal ids (claims check proposals)."
+    ),
+    draft_ids: list[int] | None = typer.Option(
+        None, "--draft", help="A model's draft id (claims check queue); repeatable."
+    ),
     fmt: OutputFormat = FormatOption,
 ) -> None:
-    """Confirm participants' proposed checks (one or several, in one transaction): each becomes
-    its claim's check (kept in the claim's history), and `judge` then decides those claims
-    again, with verdicts that count."""
+    """Accept participants' proposed checks or models' drafts (one or several, in one
+    transaction): each becomes its claim's check (the organizer's, noted "accepted by organizer
+    X"; the old one kept in the claim's history), and `judge` then decides those claims again,
+    with verdicts that count."""
+    if not proposal and not draft_ids:
+        raise typer.BadParameter("give proposal ids, or --draft ids")
     challenge = open_from(ctx)
+    editor = default_editor()
     with challenge.store.session() as session:
-        rows = [accept_proposal(session, challenge.challenge_id, p, editor=default_editor())
-                for p in proposal]  # fmt: skip
+        rows = [accept_proposal(session, challenge.challenge_id, p, editor=editor)
+                for p in proposal or []]  # fmt: skip
+        drafted = [accept_draft(session, challenge.challenge_id, d, editor=editor)
+                   for d in draft_ids or []]  # fmt: skip
     if fmt is OutputFormat.json:
-        print_json(rows)
+        print_json(rows if not draft_ids else {"proposals": rows, "drafts": drafted})
         return
     for row in rows:
         _print_proposal(row)
-    console.print(f"{len(rows)} accepted: run `openrepro judge` to judge those claims again")
+    for claim in drafted:
+        console.print(f"{escape(claim)}: the accepted draft is its check")
+    console.print(
+        f"{len(rows) + len(drafted)} accepted: run `openrepro judge` to judge those claims again"
+    )
+
+
+@check_app.command("queue")
+def queue(
+    ctx: typer.Context,
+    paper: str | None = typer.Option(None, "--paper", help="Only this paper's claims."),
+    fmt: OutputFormat = FormatOption,
+) -> None:
+    """The claims the organizers resolve: their drafts (models', participants') disagree, or
+    nobody drafted a check; each draft in words with its tolerances. Resolve one with `claims
+    check accept` (a proposal id, or --draft ID), `claims check set`, or `claims check human`."""
+    challenge = open_from(ctx)
+    with challenge.store.session() as session:
+        items = organizer_queue(session, challenge.challenge_id, paper=paper)
+    if fmt is OutputFormat.json:
+        print_json(items)
+        return
+    if not items:
+        console.print("the queue is empty: every claim is confirmed, or waits for a second drafter")
+    for item in items:
+        console.print(f"[bold]{escape(item.claim)}[/]: {escape(item.reason)}")
+        console.print(f'  quote: "{escape(item.quotes)}"')
+        if item.current:
+            console.print(f"  check now ({item.current_origin}): {escape(item.current)}")
+        for d in item.drafts:
+            how = f"--draft {d.id}" if d.source == "draft" else str(d.id)
+            console.print(f"  [{escape(how)}] {escape(d.by)}: {escape(d.description)}")
+        for why in item.abstained:
+            console.print(f"  no check: {escape(why)}")
+    if items:
+        console.print(
+            f"{len(items)} claims: `claims check accept ID` (or `--draft ID`), `claims check "
+            "set CLAIM --file`, `claims check human CLAIM --reason`"
+        )
+
+
+@check_app.command("human")
+def human(
+    ctx: typer.Context,
+    claim: str = typer.Argument(..., help="Claim id <paper>/<key>."),
+    reason: str = typer.Option(..., "--reason", help="Why (kept in the claim's history)."),
+    question: str = typer.Option("", "--question", help="The question shown to reviewers."),
+) -> None:
+    """Mark a claim `human`: only people judge it (review tasks), never code."""
+    challenge = open_from(ctx)
+    with challenge.store.session() as session:
+        mark_human(session, challenge.challenge_id, claim, editor=default_editor(),
+                   reason=reason, question=question)  # fmt: skip
+    console.print(f"{escape(claim)}: a human check; run `openrepro judge` to judge it again")
 
 
 @propose_app.command("propose")

@@ -12,6 +12,7 @@ from rich.progress import (
 from rich.table import Table
 
 from openrepro import claims as claim_index
+from openrepro.claims.drafts import draft_all
 from openrepro.claims.extract import pending_count
 from openrepro.claims.importer import DEFAULT_THRESHOLD, import_claims
 from openrepro.cli import checks as checks_cli
@@ -26,7 +27,7 @@ from openrepro.cli._common import (
     progress_bar,
 )
 from openrepro.engine import Engine, RayOptions, extract_claims_ray, require_ray
-from openrepro.llm import Usage, open_client
+from openrepro.llm import Usage, endpoint_urls, open_client
 
 __all__ = ["AddressOption", "EngineOption", "app", "usage_line"]
 
@@ -101,6 +102,12 @@ def extract(
             report = claim_index.extract_claims(
                 challenge, client, papers or None, redo=redo, progress=advance
             )
+    drafted = None
+    if engine is not Engine.ray and endpoint_urls(challenge.settings):
+        # with an endpoint, the model drafts the new claims' checks in the same pass (stored
+        # as drafted checks, provisional until an independent drafter agrees; resumable)
+        drafted = draft_all(challenge.store, challenge.challenge_id, [client],
+                            papers=papers or None, editor=default_editor())  # fmt: skip
     if fmt is OutputFormat.json:
         print_json(report)
         return
@@ -116,6 +123,14 @@ def extract(
                 f"  {escape(outcome.paper_id)}: {outcome.status}: {escape(outcome.reason)}"
             )
     console.print(usage_line(report.usage))
+    if drafted is not None and drafted.outcomes:
+        n = len(drafted.outcomes)
+        console.print(
+            f"checks drafted by the model: {drafted.drafted} of {n} claims "
+            f"({drafted.confirmed} confirmed), "
+            f"{(drafted.prompt_tokens + drafted.completion_tokens) / n:.0f} tokens and "
+            f"{drafted.model_seconds / n:.2f}s per claim"
+        )
 
 
 @app.command("ls")

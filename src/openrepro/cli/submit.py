@@ -145,7 +145,9 @@ def render_submit(report: BoundSubmitReport) -> None:
             console.print(f"  {escape(claim.claim)}: no check yet: inconclusive whatever is "
                           "logged (propose one in checks.json)")  # fmt: skip
             continue
-        mine = " [your proposal: provisional]" if claim.origin == "proposal" else ""
+        mine = {"proposal": " [your proposal: provisional]",
+                "llm": " [a model's draft: provisional until an independent drafter agrees]",
+                }.get(claim.origin, "")  # fmt: skip
         console.print(f"  {escape(claim.claim)}: {escape(claim.check)}{escape(mine)}")
         for q in claim.quantities:
             shown = f"{q.how}: {q.reason}" if q.reason else q.how

@@ -60,8 +60,9 @@ class QuantityBinding(BaseModel):
 class ClaimBindings(BaseModel):
     claim: str
     check: str = ""  # the check in words; "" for a claim without one
-    #: whose check: organizer, participant (confirmed), rules, llm; "proposal" for the
-    #: participant's own unconfirmed proposal (the verdict is then provisional)
+    #: whose check: organizer, participant or confirmed (confirmed by agreement), rules, llm (a
+    #: model's drafted check: provisional); "proposal" for the participant's own unconfirmed
+    #: proposal (the verdict is then provisional)
     origin: str = ""
     quantities: list[QuantityBinding] = Field(default_factory=list)
 
@@ -115,7 +116,8 @@ def logbook_bindings(
         for row in rows:
             check, provisional = effective_check(row, own.get((row.id, book.participant_id)))
             views.append(claim_view(row, paper.venue_id).model_copy(update={"check": check}))
-            origins.append("proposal" if provisional else (check.origin.value if check else ""))
+            own_proposal = provisional and check is not None and check.origin.value == "participant"
+            origins.append("proposal" if own_proposal else (check.origin.value if check else ""))
         levels = stored_levels(session, logbook_id)
     locate = locator(ctx.settings.resolved_files_dir())
     out: list[ClaimBindings] = []

@@ -281,10 +281,12 @@ def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
                 judged = unreadable_claim(view.id, exc)
             usage.add(judged.usage)
             decision = judged.decision
-            if provisional:  # the participant's own unconfirmed proposal: shown, not counted
+            if provisional:  # an unconfirmed proposal or draft: shown, not counted
                 decision.flags = list(dict.fromkeys([*decision.flags, "provisional"]))
-                decision.rationale = (f"provisional (under {person.handle}'s unconfirmed check "
-                                      f"proposal): {decision.rationale}")  # fmt: skip
+                under = ("a model's drafted check, not yet confirmed"
+                         if check is not None and check.origin.value == "llm"
+                         else f"{person.handle}'s unconfirmed check proposal")  # fmt: skip
+                decision.rationale = f"provisional (under {under}): {decision.rationale}"
             values = dict(
                 verdict=decision.verdict,
                 rationale=f"[{decision.rule}] {decision.rationale}",

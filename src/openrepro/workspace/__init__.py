@@ -96,8 +96,12 @@ def _check_lines(claim: ClaimView) -> list[str]:
             "logged, until a check exists; propose one in `checks.json` (AGENTS.md)",
         ]
     better = "propose a better one in `checks.json` if it misreads the claim"
-    whose = {"rules": f"drafted by the rules: {better}", "llm": f"drafted by a model: {better}",
-             "organizer": "an organizer's", "participant": "a confirmed proposal"}  # fmt: skip
+    model = ("drafted by a model, provisional until an independent drafter agrees: propose "
+             "the same check in `checks.json` to confirm it, or a better one if it misreads "
+             "the claim")  # fmt: skip
+    whose = {"rules": f"drafted by the rules: {better}", "llm": model,
+             "organizer": "an organizer's", "participant": "a confirmed proposal",
+             "confirmed": "confirmed by independent drafters"}  # fmt: skip
     lines = [f"- check: {claim.check.describe()} ({whose.get(claim.check.origin.value, '')})"]
     sweeps = sweeps_of(claim.check)
     quantities = claim.check.for_claim(claim.id).all_quantities()

@@ -50,6 +50,7 @@ __all__ = [
     "HUMAN_ANSWERS",
     "IDENTITY_ABS_TOL",
     "SINGLE_QUANTITY",
+    "TRUSTED_ORIGINS",
     "Check",
     "Comparator",
     "Constant",
@@ -197,6 +198,16 @@ class Origin(StrEnum):
     llm = "llm"  # drafted by a model through the constrained schema, validated by code
     organizer = "organizer"  # written or edited by an organizer
     participant = "participant"  # proposed by a participant's agent (claims.proposals)
+    #: drafted (by a model, a participant) and confirmed by an independent drafter's equivalent
+    #: draft (claims.drafts): who agreed is in the check's ``note``
+    confirmed = "confirmed"
+
+
+#: origins of a claim's check that count and that agreement never replaces (an organizer's, a
+#: participant's proposal confirmed by agreement, a draft confirmed by agreement)
+TRUSTED_ORIGINS: frozenset[str] = frozenset(
+    {Origin.organizer.value, Origin.participant.value, Origin.confirmed.value}
+)
 
 
 class Constant(BaseModel):
