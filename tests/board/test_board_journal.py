@@ -161,7 +161,7 @@ def test_each_write_changes_the_pages_that_show_it_and_no_other(
             accept_proposal(s, challenge.challenge_id, proposal, editor="org")
 
     after = step(accept, {"paper t1"})
-    assert "organizer:org" in after["paper t1"] and "(participant)" in after["paper t1"]
+    assert "organizer:org" in after["paper t1"] and "(organizer)" in after["paper t1"]
 
     # the organizer answers one review slot: alice's logbook page shows the review panel and
     # its answers; p1's page shows the claim's verdicts, which no answer changes by itself
