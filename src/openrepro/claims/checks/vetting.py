@@ -16,13 +16,14 @@ confirmed teams could otherwise confirm a check that holds whatever is measured 
 **A participant's proposal** (:func:`proposal_problems`), on top of grounding:
 
 - its tolerance is within what its relation allows (:data:`MAX_REL_TOL`; an absolute tolerance
-  within that share of the check's constant, or a number the quote states; for a relation with
-  no constant, only a number the quote states; for ``identity``, at most
+  within that share of the check's constant, or a tolerance the quote states ("within 0.5",
+  "± 2%"); for a relation with no constant, only a tolerance the quote states; for
+  ``identity``, at most
   :data:`~openrepro.claims.checks.records.IDENTITY_ABS_TOL`: a stated residual is its
   constant), and a node that gives none gets its relation's default (:func:`with_defaults`:
   none for a bound, as the rules draft an explicit bound, else
   :data:`~openrepro.claims.checks.records.DEFAULT_REL_TOL`);
-- a constant keeps the quote's **sign** in an equality, bound, ratio, change or comparison
+- a constant keeps the quote's **sign** in an equality, bound, ratio or change
   (``acc >= -88.1`` grounded by "88.1" is refused; a difference may be negative: "drops by 5");
 - a percentage's hundredth (0.881 from "88.1%") is refused for a quantity whose unit is ``%``
   (the quote's unit): as a fraction it is fine, and the judge refuses to compare it with
@@ -202,9 +203,9 @@ _INSTRUCTION_WORDS = frozenset(
         "secret", "secrets", "paste", "binding", "http", "https", "www", "curl", "wget", "ssh",
     }
 )  # fmt: skip
-_UNIT_CHARS = re.compile(r"[A-Za-z0-9%/°µ.^*·\- ]{0,16}")
-_WORDS = re.compile(r"[A-Za-z0-9 ._,()/^+\-]{1,40}")
-_SYMBOL = re.compile(r"[A-Za-z0-9_\\{}^ ]{0,24}")
+_UNIT_CHARS = re.compile(r"[\w%/°.^*·\u00d7²³\- ]{0,16}")  # \u00d7: the multiplication sign
+_WORDS = re.compile(r"[\w .,()/^+\-]{1,40}")
+_SYMBOL = re.compile(r"[\w\\{}^ ]{0,24}")
 
 
 def _instruction(text: str) -> bool:
@@ -218,8 +219,10 @@ def _field_problems(check: Check) -> list[str]:
             if _instruction(q.name.replace("_", " ")):
                 problems.append(f"name {q.name!r} reads as an instruction, not a quantity")
             if not _UNIT_CHARS.fullmatch(q.unit) or _instruction(q.unit):
-                problems.append(f"unit {q.unit[:40]!r} of {q.name} is not a short plain unit "
-                                "(16 characters: letters, digits, % / ° . ^ * -)")  # fmt: skip
+                problems.append(
+                    f"unit {q.unit[:40]!r} of {q.name} is not a short plain unit "
+                    "(16 characters on one line: letters, digits, % / . ^ * -)"
+                )
             if q.sweep and (not _WORDS.fullmatch(q.sweep) or _instruction(q.sweep)):
                 problems.append(f"sweep {q.sweep[:40]!r} of {q.name} is not a plain name "
                                 "(40 characters on one line)")  # fmt: skip
@@ -232,27 +235,37 @@ def _field_problems(check: Check) -> list[str]:
     return problems
 
 
-def _stated_numbers(quote: str) -> list[float]:
-    """Every number the quote states, as a magnitude, and a percentage's hundredth."""
-    out: list[float] = []
-    for m in find_numbers(normalize_with_map(quote)[0]):
-        out.append(abs(m.value))
-        if m.unit == "%":
-            out.append(abs(m.value) / 100)
-    return out
+#: words that introduce a tolerance: "within 0.5", "± 0.3", "to within 2%"
+_TOLERANCE_CUE = re.compile(r"(?:±|\+/-|\+-|within|up to|deviat\w*|error of|tolerance of)\s*$",
+                            re.IGNORECASE)  # fmt: skip
+
+
+def _stated_tolerances(quote: str) -> tuple[list[float], list[float]]:
+    """The tolerances the quote states ("within 0.5", "± 2%"): absolute ones as written, and
+    relative ones (percentages) as fractions."""
+    hay = normalize_with_map(quote)[0]
+    absolute: list[float] = []
+    relative: list[float] = []
+    for m in find_numbers(hay):
+        if not _TOLERANCE_CUE.search(hay[max(0, m.start - 20) : m.start]):
+            continue
+        (relative if m.unit == "%" else absolute).append(
+            abs(m.value) / 100 if m.unit == "%" else abs(m.value)
+        )
+    return absolute, relative
 
 
 def _stated(value: float, numbers: list[float]) -> bool:
-    return any(abs(value - n) <= 1e-9 * max(1.0, abs(n)) for n in numbers)
+    return any(math.isclose(value, n, rel_tol=1e-9, abs_tol=1e-12) for n in numbers)
 
 
 def _tolerance_problems(check: Check, quote: str) -> list[str]:
-    numbers = _stated_numbers(quote)
+    absolute, relative = _stated_tolerances(quote)
     problems: list[str] = []
     for node in check.nodes():
         r, t = node.relation, node.tolerance
         cap = MAX_REL_TOL[r]
-        if t.rel > cap and not _stated(t.rel, numbers):
+        if t.rel > cap and not _stated(t.rel, relative):
             problems.append(f"tolerance rel {_pct(t.rel)} is more than {r.value} allows: at "
                             f"most {_pct(cap)}, unless the quote states it")  # fmt: skip
         if not t.abs:
@@ -274,15 +287,16 @@ def _tolerance_problems(check: Check, quote: str) -> list[str]:
         sizes = [abs(c.value) for c in (node.constant, node.upper) if c is not None]
         if r in _AGAINST_CONSTANT and sizes:
             most = cap * max(sizes)
-            if t.abs > most and not _stated(t.abs, numbers):
+            if t.abs > most and not (_stated(t.abs, absolute) and t.abs < max(sizes)):
                 problems.append(
                     f"tolerance abs {t.abs:g} is more than {r.value} allows: at most {most:g} "
-                    f"({_pct(cap)} of {max(sizes):g}), unless the quote states it"
+                    f'({_pct(cap)} of {max(sizes):g}), unless the quote states it ("within", '
+                    '"±")'
                 )
-        elif not _stated(t.abs, numbers):
+        elif not _stated(t.abs, absolute):
             problems.append(
                 f"tolerance abs {t.abs:g}: {r.value} has no constant to size it, so only a "
-                "tolerance the quote states is taken"
+                'tolerance the quote states ("within", "±") is taken'
             )
     return problems
 
@@ -333,7 +347,8 @@ def _percent_problems(check: Check) -> list[str]:
 
 
 _ORDER_SIGNS = re.compile(
-    r"(\\mathcal\{O\}|\\widetilde\{O\}|\\tilde\{O\}|\\Omega|\\Theta|Omega|Theta|[OÕΘΩ])\s*\("
+    r"(?<![A-Za-z])(\\mathcal\{O\}|\\widetilde\{O\}|\\tilde\{O\}|\\Omega|\\Theta|Omega|Theta|"
+    r"[OÕΘΩ])\s*\("
 )
 _ORDER_OF = {
     "\\mathcal{O}": Order.O, "\\widetilde{O}": Order.O, "\\tilde{O}": Order.O, "O": Order.O,
