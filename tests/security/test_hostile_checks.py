@@ -1,4 +1,4 @@
-"""Hostile participants, round 3: checks and proposals (issue 34, findings 2, 5, 6, 11, 12, 13).
+"""Hostile participants, round 3: checks and proposals (findings 2, 5, 6, 11, 12 and 13).
 
 A participant's agent proposes checks (``checks.json``); two confirmed teams that agree, or an
 organizer who accepts, make a proposal the claim's check, which then judges every logbook and is

@@ -3,7 +3,7 @@ proposal says what the quote says, within the tolerance its relation allows, wit
 
 Grounding (:mod:`openrepro.claims.checks.grounding`) shows that every constant is *stated* in
 the quote; it does not show that the check asserts what the quote asserts. Two colluding
-confirmed teams could otherwise confirm a check that holds whatever is measured (issue 34).
+confirmed teams could otherwise confirm a check that holds whatever is measured.
 
 **Every check** (:func:`vacuity_problems`, applied to an organizer's check and to proposals):
 
