@@ -584,6 +584,11 @@ def _require_shape(data: dict[str, Any]) -> None:
         if isinstance(value, dict):
             for key, child in value.items():
                 if is_check and key == "parts" and isinstance(child, list):
+                    if nodes + len(child) > MAX_CHECK_NODES:
+                        raise CheckError(
+                            f"check has more than {MAX_CHECK_NODES} checks (parts and inner "
+                            "checks, nested): a check's limit"
+                        )
                     stack.extend((part, level + 2, depth + 1, isinstance(part, dict))
                                  for part in child if isinstance(part, dict | list))  # fmt: skip
                 elif isinstance(child, dict | list):
