@@ -34,7 +34,7 @@ def test_a_trend_shows_its_points_and_the_least_squares_line() -> None:
     result = evaluate(check, [bound])
     assert result.verdict == "verified" and result.rule == "S1"
     shown = check_shown(result.model_dump(mode="json"), _evidence(pointers), "p1/C3")
-    assert shown is not None and shown.words == "acc increasing in k"
+    assert shown is not None and shown.words == "acc increasing in k (steps against it within 5%)"
     points = re.findall(r'<circle class="point"[^>]*data-x="([^"]+)" data-value="([^"]+)"',
                         shown.chart)  # fmt: skip
     assert [(float(x), float(y)) for x, y in points] == list(zip(XS, YS, strict=True))

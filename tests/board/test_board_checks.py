@@ -56,7 +56,7 @@ def test_the_logbook_page_shows_how_the_check_decided(judged: tuple[TestClient, 
     page = board.get(f"/logbooks/{book}").text
     assert f'<a href="#check-C1-{book}">decided by check</a> (rule S1)' in page
     shown = _section(page, book)
-    assert "<code>subject &gt;= 90</code>" in shown and "(bound)" in shown
+    assert "<code>subject &gt;= 90 (no tolerance)</code>" in shown and "(bound)" in shown
     assert "<strong>Rule S1</strong>: interval inside the claimed region" in shown
     assert "<strong>Test:</strong> one-sample t interval (95%): estimate" in shown
     # the bound values, each linked to the exact metric row (run, key, step) in the frame
@@ -105,7 +105,7 @@ def test_the_logbook_frame_of_a_trackio_logbook(judged: tuple[TestClient, int]) 
 def test_the_paper_page_shows_the_check_and_its_verdict(judged: tuple[TestClient, int]) -> None:
     board, book = judged
     page = board.get("/papers/p1").text
-    assert "check: <code>subject &gt;= 90</code>" in page
+    assert "check: <code>subject &gt;= 90 (no tolerance)</code>" in page
     assert "openrepro claims check set" not in page  # no organizer commands on public pages
     shown = _section(page, book)
     assert shown.count('<circle class="seed"') == 3

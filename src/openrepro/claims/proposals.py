@@ -11,9 +11,12 @@ in its workspace (which writes that file)::
       "constant": {"value": 0.05, "text": "0.05"}}}}
 
 Each proposal is validated (a well-formed check; not a ``human`` check, which only organizers
-set) and grounded (every constant stated in the claim's verbatim quotes,
-:func:`~openrepro.claims.checks.grounding.grounding_problems`); a refused one is reported with
-the reason and nothing of it is stored.
+set), grounded (every constant stated in the claim's verbatim quotes,
+:func:`~openrepro.claims.checks.grounding.grounding_problems`) and vetted (it says what the
+quotes say, within the tolerance its relation allows, and no value satisfies it whatever it is:
+:mod:`openrepro.claims.checks.vetting`); a refused one is reported with the reason and nothing
+of it is stored. The server sets its ``origin`` and ``rule`` and keeps its free text (notes,
+quantities' descriptions) out of what other participants pull.
 
 Which check judges a logbook's claim (:func:`effective_check`): the claim's own check when it
 is trusted (:data:`~openrepro.claims.checks.TRUSTED_ORIGINS`: an organizer's, or one confirmed
@@ -56,10 +59,12 @@ from openrepro.claims.checks import (
     sweep_metric,
     sweeps_of,
 )
+from openrepro.claims.checks.vetting import proposal_problems, server_fields, with_defaults
 from openrepro.claims.service import get_claim, set_check
 from openrepro.claims.values import find_numbers
 from openrepro.errors import CheckError, ClaimError, NotFoundError
 from openrepro.identity.service import check_not_frozen
+from openrepro.logbooks.limits import MAX_CHECKS_FILE_BYTES
 from openrepro.logbooks.manifest import CHECKS_FILE
 from openrepro.store import Claim, Paper, Participant
 from openrepro.store.tables_checks import CheckDraft, CheckProposal
@@ -117,12 +122,18 @@ class ProposalView(BaseModel):
 
 
 def parse_checks_file(text: str, source: str = CHECKS_FILE) -> dict[str, Any]:
-    """The proposals of a ``checks.json`` (claim id or key -> check JSON); a
-    :class:`CheckError` names the file and the problem."""
+    """The proposals of a ``checks.json`` (claim id or key -> check JSON), at most
+    :data:`~openrepro.logbooks.limits.MAX_CHECKS_FILE_BYTES`; a :class:`CheckError` names the
+    file and the problem."""
+    size = len(text.encode("utf-8", errors="replace"))
+    if size > MAX_CHECKS_FILE_BYTES:
+        raise CheckError(f"{source}: {size:,} bytes, above the limit of {MAX_CHECKS_FILE_BYTES:,}")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CheckError(f"{source}: not JSON ({exc.msg}, line {exc.lineno})") from exc
+    except RecursionError as exc:  # the parser's own limit (about 1,000 levels)
+        raise CheckError(f"{source}: nested too deep to be a file of checks") from exc
     if not isinstance(data, dict) or not isinstance(data.get("checks"), dict):
         raise CheckError(f'{source}: expected {{"format": 1, "checks": {{"<claim id>": {{...}}}}}}')
     version = data.get("format", CHECKS_FORMAT)
@@ -139,12 +150,16 @@ def validate_proposal(claim_id: str, quotes: str, data: Any) -> Check:
     check = Check.from_json({**data, "origin": Origin.participant.value, "revision": 1})
     if any(node.relation is Relation.human for node in check.nodes()):
         raise CheckError("a human check is set by organizers (claims check set)")
-    keyed = check.for_claim(claim_id).model_copy(
-        update={"quote": quotes, "rule": check.rule or "participant"}
+    # the server sets rule and origin, keeps free text out, fills each relation's tolerance
+    keyed = (
+        server_fields(with_defaults(check)).for_claim(claim_id).model_copy(update={"quote": quotes})
     )
     problems = grounding_problems(keyed, quotes)
     if problems:
         raise CheckError("not grounded in the claim's quotes: " + "; ".join(problems))
+    refused = proposal_problems(keyed, quotes)
+    if refused:
+        raise CheckError("not what the claim's quotes say: " + "; ".join(refused))
     return keyed
 
 

@@ -19,6 +19,7 @@ from openrepro.claims.checks import (
     draft_for_claim,
     grounding_problems,
     require_grounded,
+    require_meaningful,
 )
 from openrepro.claims.records import ClaimView, Quote
 from openrepro.claims.text import locate
@@ -349,7 +350,8 @@ def set_check(
     origin: Origin = Origin.organizer,
 ) -> ClaimView:
     """Replace a claim's check (``None`` removes it), kept in the claim's edit history. A check
-    an organizer writes must still be grounded: every constant in the claim's quotes."""
+    an organizer writes must still be grounded (every constant in the claim's quotes) and
+    meaningful (some value fails it: :func:`~openrepro.claims.checks.require_meaningful`)."""
     check_not_frozen(session, challenge_id)
     claim, paper = get_claim(session, challenge_id, claim_id)
     if not reason.strip():
@@ -362,6 +364,7 @@ def set_check(
             update={"origin": origin, "revision": previous + 1, "quote": check.quote or quotes}
         )
         require_grounded(keyed, quotes)
+        require_meaningful(keyed)
         new = keyed.model_dump(mode="json")
     if new == claim.check:
         raise ClaimError("nothing to change: the claim already has this check")

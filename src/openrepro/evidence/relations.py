@@ -55,7 +55,7 @@ The claimed relation is decided from the interval ``[low, high]``:
 | --- | --- | --- | --- |
 | E1 | a quantity the check needs has no bound value | inconclusive | unbound |
 | E2 | the relation is a human judgement | inconclusive | needs_human |
-| E3 | a percentage constant, every value a fraction in [0, 1] | inconclusive | unit_mismatch |
+| E3 | a % constant, values in [0, 1]; its hundredth, a value > 1 | inconclusive | unit_mismatch |
 | E4 | a ratio or log-scale fit over values not all positive | inconclusive | nonpositive |
 | E5 | a trend or growth law with < 3 distinct x | inconclusive | too_few_points |
 | S1 | several seeds: the interval lies inside the claimed region | verified | |
@@ -121,6 +121,7 @@ from openrepro.claims.checks.records import (
     Relation,
     Trend,
 )
+from openrepro.claims.values import find_numbers
 
 __all__ = [
     "CONFIDENCE",
@@ -143,7 +144,7 @@ X = float | str
 RULES: dict[str, str] = {
     "E1": "a quantity has no bound value",
     "E2": "human judgement",
-    "E3": "percentage against fractions",
+    "E3": "percentage against fractions (or a percentage's hundredth against percents)",
     "E4": "values not all positive",
     "E5": "too few sweep points",
     "S1": "interval inside the claimed region",
@@ -464,6 +465,19 @@ def _percent_vs_fractions(check: Check, values: Iterable[float]) -> bool:
     return bool(seen) and all(0.0 <= v <= 1.0 for v in seen) and any(v != 0 for v in seen)
 
 
+def _fraction_vs_percents(check: Check, values: Iterable[float]) -> bool:
+    """The check's constant is the hundredth of a percentage the quote writes ("88.1%" read as
+    0.881) and a measured value is above 1: the values are in percent, the constant is not."""
+    constant = check.constant
+    if constant is None or "%" not in constant.text or abs(constant.value) > 1:
+        return False
+    written = [m.value for m in find_numbers(constant.text) if m.unit == "%"]
+    hundredth = any(
+        m != 0 and math.isclose(abs(constant.value) * 100, abs(m), rel_tol=1e-9) for m in written
+    )
+    return hundredth and any(abs(v) > 1 for v in values)
+
+
 def _against_constant(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evaluation:
     b = bound[check.subject]
     values = _values(b)
@@ -473,6 +487,14 @@ def _against_constant(check: Check, bound: Mapping[str, Bound], confidence: floa
             "E3",
             "unit_mismatch",
             "the paper's number is a percentage, every measured value a fraction",
+            [b],
+        )
+    if _fraction_vs_percents(check, values):
+        return _undecided(
+            check,
+            "E3",
+            "unit_mismatch",
+            "the check reads the paper's percentage as a fraction, a measured value is in percent",
             [b],
         )
     assert check.constant is not None

@@ -33,7 +33,8 @@ from openrepro.evidence.binding import bind_claim
 from openrepro.evidence.checks import stored_levels
 from openrepro.evidence.gather import measurements
 from openrepro.evidence.records import describe_pointer
-from openrepro.logbooks.manifest import CHECKS_FILE, MAX_JSON_BYTES
+from openrepro.logbooks.limits import MAX_CHECKS_FILE_BYTES
+from openrepro.logbooks.manifest import CHECKS_FILE
 from openrepro.logbooks.records import LogbookRecord
 from openrepro.logbooks.service import load_logbook, locator
 from openrepro.logbooks.submit import SubmitReport, submit_logbook
@@ -171,10 +172,9 @@ def store_proposals(
         try:
             if path is None:
                 raise CheckError(f"{CHECKS_FILE}: the stored file is missing")
-            if ref.size > MAX_JSON_BYTES:
-                raise CheckError(
-                    f"{CHECKS_FILE}: {ref.size:,} bytes, above the limit of {MAX_JSON_BYTES:,}"
-                )
+            if ref.size > MAX_CHECKS_FILE_BYTES:
+                raise CheckError(f"{CHECKS_FILE}: {ref.size:,} bytes, above the limit of "
+                                 f"{MAX_CHECKS_FILE_BYTES:,}")  # fmt: skip
             found = parse_checks_file(path.read_text(encoding="utf-8", errors="replace"))
         except CheckError as exc:
             return [], [f"{exc}; no check proposal was taken"]

@@ -257,7 +257,7 @@ class _SpaceBuilder(_Builder):
 def _metrics(folder: Path, budget: Budget) -> list[Metric]:
     dbs = _find_dbs(folder, None, None)
     if dbs:
-        return [m for db in dbs for m in _read_db(db, budget)]
+        return [m for db in dbs for m in _read_db(db, budget, db.name)]
     if (folder / "metrics.parquet").is_file():
         found = read_trackio_export(folder)
         budget.metrics(len(found))

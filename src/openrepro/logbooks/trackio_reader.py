@@ -460,17 +460,19 @@ def _find_dbs(base: Path, trackio_dir: Path | None, projects: list[str] | None) 
     return sorted(p for folder in folders if folder.is_dir() for p in folder.glob("*.db"))
 
 
-def _db_rows(path: Path) -> Iterator[tuple[Any, ...]]:
+def _db_rows(path: Path, name: str = "") -> Iterator[tuple[Any, ...]]:
     """The rows of the database's ``metrics`` table: a real table only (a view, a virtual table
     or a generated/hidden column could compute anything: ``pragma_table_xinfo`` tells), at
     most ``MAX_METRIC_ROWS`` of them, each ``metrics`` value at most ``MAX_METRIC_VALUE_BYTES``
     (measured in SQL, so a huge value never leaves SQLite), fetched in batches under the byte
-    budget ``MAX_METRIC_BYTES``, read within ``METRICS_SECONDS``."""
+    budget ``MAX_METRIC_BYTES``, read within ``METRICS_SECONDS``. Errors name the database as
+    ``name`` (its path inside the logbook: never a server folder), else its path."""
+    name = name or str(path)
     uri = path.resolve().as_uri() + "?mode=ro"
     try:
         conn = sqlite3.connect(uri, uri=True)
     except sqlite3.Error as exc:
-        raise LogbookError(f"{path}: cannot open the Trackio database ({exc})") from exc
+        raise LogbookError(f"{name}: cannot open the Trackio database ({exc})") from exc
     deadline = time.monotonic() + METRICS_SECONDS
     conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 1_000)
     try:
@@ -481,7 +483,7 @@ def _db_rows(path: Path) -> Iterator[tuple[Any, ...]]:
             return
         kind = "virtual table" if "VIRTUAL" in str(found[1] or "").upper() else found[0]
         if kind != "table":
-            raise LogbookError(f"{path}: `metrics` is a {kind}, not a table (only tables are read)")
+            raise LogbookError(f"{name}: `metrics` is a {kind}, not a table (only tables are read)")
         computed = [
             str(name)
             for name, hidden in conn.execute(
@@ -491,7 +493,7 @@ def _db_rows(path: Path) -> Iterator[tuple[Any, ...]]:
         ]
         if computed:
             raise LogbookError(
-                f"{path}: `metrics` has generated or hidden columns ({', '.join(computed)}): "
+                f"{name}: `metrics` has generated or hidden columns ({', '.join(computed)}): "
                 "only stored columns are read"
             )
         cursor = conn.execute(
@@ -511,28 +513,28 @@ def _db_rows(path: Path) -> Iterator[tuple[Any, ...]]:
                 count += 1
                 if count > MAX_METRIC_ROWS:
                     raise LogbookError(
-                        f"{path}: more than {MAX_METRIC_ROWS:,} metrics rows (a logbook's limit)"
+                        f"{name}: more than {MAX_METRIC_ROWS:,} metrics rows (a logbook's limit)"
                     )
                 if blob is None and size is not None:
                     raise LogbookError(
-                        f"{path}: metrics row {row_id} holds {size:,} bytes, above "
+                        f"{name}: metrics row {row_id} holds {size:,} bytes, above "
                         f"{MAX_METRIC_VALUE_BYTES:,} (a logbook's limit)"
                     )
                 spent += (size or 0) + len(str(run_name)) + len(str(timestamp))
                 if spent > MAX_METRIC_BYTES:
                     raise LogbookError(
-                        f"{path}: its metrics hold more than {MAX_METRIC_BYTES:,} bytes "
+                        f"{name}: its metrics hold more than {MAX_METRIC_BYTES:,} bytes "
                         "(a logbook's limit)"
                     )
                 yield row_id, run_name, step, timestamp, blob
     except sqlite3.OperationalError as exc:
         if str(exc) == "interrupted":
             raise LogbookError(
-                f"{path}: reading the metrics took longer than {METRICS_SECONDS:g} s"
+                f"{name}: reading the metrics took longer than {METRICS_SECONDS:g} s"
             ) from exc
-        raise LogbookError(f"{path}: cannot read the Trackio database ({exc})") from exc
+        raise LogbookError(f"{name}: cannot read the Trackio database ({exc})") from exc
     except sqlite3.Error as exc:
-        raise LogbookError(f"{path}: cannot read the Trackio database ({exc})") from exc
+        raise LogbookError(f"{name}: cannot read the Trackio database ({exc})") from exc
     finally:
         conn.close()
 
@@ -556,11 +558,13 @@ def _blob(value: object, where: str) -> dict[str, Any]:
     return data
 
 
-def _read_db(path: Path, budget: Budget | None = None) -> list[Metric]:
-    budget = budget or Budget(str(path))
+def _read_db(path: Path, budget: Budget | None = None, name: str = "") -> list[Metric]:
+    """The metrics of one Trackio database; errors name it as ``name`` (else its path)."""
+    name = name or str(path)
+    budget = budget or Budget(name)
     metrics: list[Metric] = []
-    for row_id, run_name, step, timestamp, blob in _db_rows(path):
-        where = f"{path}: metrics row {row_id}"
+    for row_id, run_name, step, timestamp, blob in _db_rows(path, name):
+        where = f"{name}: metrics row {row_id}"
         number = _step(step, where)
         for key, raw in _blob(blob, where).items():
             value = _numeric(raw)
@@ -614,7 +618,11 @@ def read_trackio_logbook(
         name = _rel(base, path)
         builder.add_page(node, budget.text(_read_text(path, name)), name)
         budget.cells(len(builder.pages[-1].cells))
-    metrics = [m for db in _find_dbs(base, trackio_dir, projects) for m in _read_db(db, budget)]
+    metrics = [
+        m
+        for db in _find_dbs(base, trackio_dir, projects)
+        for m in _read_db(db, budget, _rel(base, db))
+    ]
     sides, keep, testimony = find_side_files(base)
     for ref in keep:
         builder.files[ref.path] = ref

@@ -55,6 +55,11 @@ from openrepro.claims.checks.records import (
     sweep_metric,
     sweeps_of,
 )
+from openrepro.claims.checks.vetting import (
+    proposal_problems,
+    require_meaningful,
+    vacuity_problems,
+)
 
 __all__ = [
     "APPROX_DIFF_REL_TOL",
@@ -94,7 +99,10 @@ __all__ = [
     "grounding_problems",
     "is_grounded_constant",
     "metric_key",
+    "proposal_problems",
     "require_grounded",
+    "require_meaningful",
     "sweep_metric",
     "sweeps_of",
+    "vacuity_problems",
 ]

@@ -40,6 +40,7 @@ from pydantic import (
 
 from openrepro.claims.values import Scale, find_powers
 from openrepro.errors import CheckError
+from openrepro.logbooks.limits import MAX_CHECK_DEPTH, MAX_CHECK_NODES
 
 __all__ = [
     "APPROX_DIFF_REL_TOL",
@@ -546,6 +547,7 @@ class Check(BaseModel):
             raise CheckError(f"check is not JSON ({exc.msg})") from exc
         if not isinstance(data, dict):
             raise CheckError("check must be a JSON object")
+        _require_shape(data)
         version = data.get("format", CHECK_FORMAT)
         if version != CHECK_FORMAT:
             raise CheckError(
@@ -557,6 +559,54 @@ class Check(BaseModel):
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "check"
             raise CheckError(f"invalid check: {where}: {first['msg']}") from exc
+
+
+#: JSON levels one check node may hold below it besides nested checks (quantities, a rate's
+#: exponent, scale, human fields): what a check's JSON is allowed beyond its nesting of checks
+_NODE_LEVELS = 6
+
+
+def _require_shape(data: dict[str, Any]) -> None:
+    """Refuse, before any validation, a check of more than :data:`MAX_CHECK_NODES` checks (its
+    ``parts`` and ``inner`` checks, nested) or with checks nested deeper than
+    :data:`MAX_CHECK_DEPTH`, and JSON nested deeper than such a check can be: counted without
+    recursion, so a hostile ``checks.json`` costs neither seconds of validation nor a
+    ``RecursionError``."""
+    levels = 2 * MAX_CHECK_DEPTH + _NODE_LEVELS
+    nodes = 0
+    # (value, JSON level, checks it is nested in, whether it is a check)
+    stack: list[tuple[Any, int, int, bool]] = [(data, 1, 1, True)]
+    while stack:
+        value, level, depth, is_check = stack.pop()
+        if level > levels:
+            raise CheckError(f"check is nested too deep (more than {levels} JSON levels)")
+        if is_check:
+            nodes += 1
+            if nodes > MAX_CHECK_NODES:
+                raise CheckError(
+                    f"check has more than {MAX_CHECK_NODES} checks (parts and inner checks, "
+                    "nested): a check's limit"
+                )
+            if depth > MAX_CHECK_DEPTH:
+                raise CheckError(
+                    f"check is nested too deep (checks within checks, more than "
+                    f"{MAX_CHECK_DEPTH} deep)"
+                )
+        if isinstance(value, dict):
+            for key, child in value.items():
+                if is_check and key == "parts" and isinstance(child, list):
+                    if nodes + len(child) > MAX_CHECK_NODES:
+                        raise CheckError(
+                            f"check has more than {MAX_CHECK_NODES} checks (parts and inner "
+                            "checks, nested): a check's limit"
+                        )
+                    stack.extend((part, level + 2, depth + 1, isinstance(part, dict))
+                                 for part in child if isinstance(part, dict | list))  # fmt: skip
+                elif isinstance(child, dict | list):
+                    nested = is_check and key == "inner" and isinstance(child, dict)
+                    stack.append((child, level + 1, depth + nested, nested))
+        elif isinstance(value, list):
+            stack.extend((v, level + 1, depth, False) for v in value if isinstance(v, dict | list))
 
 
 _NEEDS_CONSTANT = {Relation.equal, Relation.bound, Relation.difference, Relation.ratio}
@@ -716,12 +766,16 @@ def _number(check: Check) -> str:
 
 
 def _tol(check: Check) -> str:
+    """The tolerance in words, relative and absolute: every check shows what it accepts."""
     t = check.tolerance
-    if t.abs and not t.rel:
+    rel = f"{t.rel * 100:g}%"
+    if t.abs and t.rel:
+        return f" (within {rel} or {t.abs:g}, whichever is larger)"
+    if t.abs:
         return f" (within {t.abs:g})"
     if t.rel:
-        return f" (within {t.rel:.0%})"
-    return ""
+        return f" (within {rel})"
+    return " (no tolerance)"
 
 
 def _describe(check: Check) -> str:
@@ -734,7 +788,7 @@ def _describe(check: Check) -> str:
     if r is Relation.equal:
         return f"{s} = {_number(check)}{_tol(check)}"
     if r is Relation.bound:
-        return f"{s} {op} {_number(check)}"
+        return f"{s} {op} {_number(check)}{_tol(check)}"
     if r is Relation.difference:
         kind = "relative difference" if check.relative else "difference"
         return f"{kind} {s} - {base} {op} {_number(check)}{_tol(check)}"
@@ -745,13 +799,14 @@ def _describe(check: Check) -> str:
             {
                 Comparator.gt: "higher than",
                 Comparator.lt: "lower than",
-                Comparator.ge: "at least (within tolerance)",
-                Comparator.le: "at most (within tolerance)",
+                Comparator.ge: "at least",
+                Comparator.le: "at most",
             }.get(check.comparator, better)
             if check.comparator is not None
             else better
         )
-        return f"{s} {word} {base}"
+        slack = _tol(check) if check.comparator in {Comparator.ge, Comparator.le} else ""
+        return f"{s} {word} {base}{slack}"
     if r is Relation.comparable:
         return f"{s} comparable to {base}{_tol(check)}"
     if r is Relation.change:
@@ -760,16 +815,20 @@ def _describe(check: Check) -> str:
             if check.constant and check.upper
             else ""
         )
-        return f"change {base} -> {s}{numbers}"
+        return f"change {base} -> {s}{numbers}{_tol(check) if numbers else ''}"
     if r is Relation.trend:
-        return f"{s} {check.trend.value if check.trend else '?'} in {check.sweep or 'the sweep'}"
+        trend = check.trend.value if check.trend else "?"
+        # the tolerance: how far one step may go against the trend
+        steps = _tol(check).replace("(within", "(steps against it within", 1)
+        return f"{s} {trend} in {check.sweep or 'the sweep'}{steps}"
+    within = _tol(check).strip(" ()")
     if r is Relation.growth and check.law is GrowthLaw.exponential:
         verb = "decays" if check.trend is Trend.decreasing else "grows"
-        base = f" (base {check.constant.value:g})" if check.constant else ""
+        base = f" (base {check.constant.value:g}, {within})" if check.constant else ""
         return f"{s} {verb} exponentially{base} in {check.sweep or 'the sweep'}"
     if r is Relation.growth:
         law = check.law.value if check.law else "?"
-        rate = f" (rate {check.constant.value:g})" if check.constant else ""
+        rate = f" (rate {check.constant.value:g}, {within})" if check.constant else ""
         return f"{s} grows {law}{rate} in {check.sweep or 'the sweep'}"
     if r is Relation.rate:
         shown = check.rate.describe() if check.rate else "?"
