@@ -16,6 +16,7 @@ from openrepro.store import Claim, Logbook, Paper, Participant
 from openrepro.store.tables_provenance import Replay
 
 REPORTED = 80.0
+QUOTE = {"text": f"{REPORTED}", "start": 11, "end": 15, "field": "abstract"}
 
 
 def check_json(claim_id: str, value: float = REPORTED, name: str = "accuracy") -> dict[str, Any]:
@@ -51,7 +52,7 @@ def add_papers(ctx: ChallengeContext, papers: int, claims: int, start: int = 1) 
             ).scalar_one())  # fmt: skip
         conn.execute(insert(Claim), [
             {"paper_id": pid, "key": f"C{k}", "text": f"It reaches {REPORTED} accuracy ({k}).",
-             "kind": "result", "quotes": [{"text": f"{REPORTED}", "start": 11, "end": 15, "field": "abstract"}], "reported": [], "scale": {},
+             "kind": "result", "quotes": [QUOTE], "reported": [], "scale": {},
              "provenance": {}, "check": check_json(f"{venue}/C{k}")}
             for pid, venue in zip(ids, venues, strict=True) for k in range(1, claims + 1)
         ])  # fmt: skip

@@ -228,7 +228,8 @@ def create_app(
         tags.add(AGGREGATE)
         home_data = board_data.home_data(ctx, data.outcomes(), data.stats())
         return renderer.render("stats.html", url, static=False, stats=home_data.stats,
-                               charts=home_charts(home_data))  # fmt: skip
+                               charts=home_charts(home_data),
+                               queue=board_data.judge_queue(ctx))  # fmt: skip
 
     def leaderboard_page(after: str) -> Build:
         def build(tags: set[str]) -> str:

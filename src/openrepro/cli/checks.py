@@ -195,7 +195,10 @@ def accept(
         return
     for row in rows:
         _print_proposal(row)
-    console.print(f"{len(rows)} accepted: run `openrepro judge` to judge those claims again")
+    console.print(
+        f"{len(rows)} accepted: their claims are queued for judging again (the board's "
+        "workers, or `openrepro worker`; `openrepro status --queue` shows the queue)"
+    )
 
 
 @propose_app.command("propose")
