@@ -6,6 +6,7 @@ one participant's logbooks does not hold back another participant's."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import signal
 import subprocess
@@ -18,8 +19,10 @@ from datetime import UTC, datetime
 import tomli_w
 from judge_queue_data import add_logbooks, add_papers, add_people
 from sqlalchemy import func, select, update
+from typer.testing import CliRunner
 
 from openrepro.challenge import ChallengeContext
+from openrepro.cli import app
 from openrepro.config import CONFIG_FILE
 from openrepro.judge.engine import judge_config
 from openrepro.judge.worker import register_version, run_worker
@@ -75,6 +78,16 @@ def test_a_failure_is_retried_then_recorded_with_its_reason(challenge: Challenge
     assert (item.status, item.attempts) == ("failed", 2)
     assert "ValidationError" in item.error
     assert _verdicts(challenge) == []
+    # what an organizer sees of it
+    shown = CliRunner().invoke(app, ["--dir", str(challenge.settings.directory), "status",
+                                     "--queue", "-f", "json"])  # fmt: skip
+    assert shown.exit_code == 0, shown.output
+    stats = json.loads(shown.stdout)
+    assert (stats["failed"], stats["queued"]) == (1, 0)
+    assert "ValidationError" in stats["failures"][0]["error"]
+    table = CliRunner().invoke(app, ["--dir", str(challenge.settings.directory), "status",
+                                     "--queue"])  # fmt: skip
+    assert "1 failed" in table.stdout and "after 2 attempt(s)" in table.stdout
 
 
 def _env() -> dict[str, str]:
