@@ -51,8 +51,9 @@ class LogbookStatus(BaseModel):
 
     @property
     def settled(self) -> bool:
-        """Every claim judged (or failed): nothing of this logbook waits in the queue."""
-        return all(c.queue in ("judged", "failed") for c in self.claims)
+        """Nothing of this logbook waits in the judge queue (every claim judged, failed, or
+        never queued: nothing is coming for it)."""
+        return all(c.queue not in ("queued", "judging") for c in self.claims)
 
 
 class ParticipantStatus(BaseModel):
