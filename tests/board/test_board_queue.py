@@ -59,3 +59,6 @@ def test_a_full_queue_is_a_clear_429(challenge: ChallengeContext, tmp_path: Path
     organizer = register(challenge, "org", role="organizer")
     queue = api.get("/api/v1/queue", headers={"Authorization": f"Bearer {organizer.token}"})
     assert queue.status_code == 200 and queue.json()["queued"] == 2
+    page = api.get("/stats")  # the stats page shows organizers and everyone the same figures
+    assert page.status_code == 200
+    assert "Judge queue" in page.text and "2 queued, 0 being judged" in page.text
