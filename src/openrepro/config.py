@@ -139,6 +139,36 @@ class Settings(BaseModel):
         "may keep on the board; a submission past it is refused.",
     )
 
+    # -- the judge queue (openrepro worker; openrepro serve starts one) --
+    queue_max_per_participant: int = Field(
+        default=5000,
+        ge=1,
+        description="Most claims one participant may have waiting in the judge queue; a "
+        "submission past it is refused (HTTP 429) until some are judged.",
+    )
+    queue_lease_s: float = Field(
+        default=60.0,
+        gt=0,
+        description="How long a judge worker holds the items it took without renewing them "
+        "(it renews every third of it while judging); a killed worker's items return to the "
+        "queue after it.",
+    )
+    queue_max_attempts: int = Field(
+        default=3,
+        ge=1,
+        description="Attempts at judging a queue item before it is marked failed with its reason.",
+    )
+    queue_backoff_s: float = Field(
+        default=10.0,
+        ge=0,
+        description="Wait before the first retry of a failed queue item; doubled per attempt.",
+    )
+    queue_poll_s: float = Field(
+        default=0.5,
+        gt=0,
+        description="How often an idle judge worker looks for new items.",
+    )
+
     # -- hostile participants: request limits and identity --
     request_max_bytes: int = Field(
         default=1024 * 1024,

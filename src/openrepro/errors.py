@@ -17,6 +17,7 @@ unless it says otherwise.
 | AuthError | 4 | 401 |
 | FrozenError, ChallengeExistsError | 5 / 1 | 409 |
 | BudgetError | 6 | 402 |
+| QueueFullError | 7 | 429 |
 | StoreError, FreezeError, EngineError | 1 | 500 |
 | SourceError, PdfTextError, JobError, HubError, PublishError, PushError | 1 | 502 |
 """
@@ -50,6 +51,7 @@ __all__ = [
     "PermissionDeniedError",
     "PublishError",
     "PushError",
+    "QueueFullError",
     "SourceError",
     "StoreError",
     "UnreadableEvidenceError",
@@ -181,6 +183,14 @@ class BudgetError(OpenReproError):
 
     exit_code = 6
     http_status = 402
+
+
+class QueueFullError(OpenReproError):
+    """A participant already has as many items waiting in the judge queue as one may
+    (``queue_max_per_participant``): submit again once some are judged."""
+
+    exit_code = 7
+    http_status = 429
 
 
 class JobError(OpenReproError):

@@ -9,8 +9,10 @@ sees the verdict with `openrepro status` and on the board's pages in Chromium.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import socket
 import stat
 import subprocess
@@ -26,12 +28,14 @@ from typer.testing import CliRunner, Result
 
 from openrepro.challenge import ChallengeContext, init_challenge
 from openrepro.claims import add_claim
+from openrepro.claims.proposals import accept_proposal, list_proposals
 from openrepro.cli import app
 from openrepro.errors import AuthError, PermissionDeniedError, SourceError
 from openrepro.identity import set_team
 from openrepro.judge.service import judge_logbooks
 from openrepro.papers import PaperRecord, import_papers
 from openrepro.remote import pack_workspace, submit_remote
+from openrepro.store.judge_queue import queue_stats
 
 ABSTRACT = "On CIFAR-10 our method reaches at least 90% accuracy with a small backbone."
 TRAIN = """
@@ -53,7 +57,21 @@ def _port() -> int:
 @pytest.fixture
 def board(tmp_path: Path) -> Iterator[tuple[ChallengeContext, str]]:
     """The organizer's challenge (one paper, one claim with a check) served by `openrepro
-    serve` in its own process."""
+    serve --no-worker` in its own process: nothing is judged until the organizer does."""
+    with _served(tmp_path, "--no-worker") as (ctx, base, _):
+        yield ctx, base
+
+
+@pytest.fixture
+def judging_board(tmp_path: Path) -> Iterator[tuple[ChallengeContext, str, int]]:
+    """The same, served by a plain `openrepro serve`: with its judge worker (and the server's
+    process id)."""
+    with _served(tmp_path) as served:
+        yield served
+
+
+@contextlib.contextmanager
+def _served(tmp_path: Path, *extra: str) -> Iterator[tuple[ChallengeContext, str, int]]:
     ctx = init_challenge(tmp_path / "board", "hosted", title="Hosted test")
     paper = PaperRecord(venue_id="p1", title="Bounds", abstract=ABSTRACT)
     import_papers(ctx.store, ctx.challenge_id, [paper], source="t")
@@ -68,7 +86,7 @@ def board(tmp_path: Path) -> Iterator[tuple[ChallengeContext, str]]:
     with log.open("w") as out:  # the server keeps its own copy of the file
         server = subprocess.Popen(
             [sys.executable, "-m", "openrepro", "--dir", str(tmp_path / "board"), "serve",
-             "--port", str(port), "--cache-seconds", "0", "--no-warm"],
+             "--port", str(port), "--cache-seconds", "0", "--no-warm", *extra],
             env=env, stdout=out, stderr=subprocess.STDOUT, text=True,
         )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
@@ -82,7 +100,7 @@ def board(tmp_path: Path) -> Iterator[tuple[ChallengeContext, str]]:
                 assert server.poll() is None, log.read_text()
                 assert time.monotonic() < deadline, "the board did not start"
                 time.sleep(0.1)
-        yield ctx, base
+        yield ctx, base, server.pid
     finally:
         server.terminate()
         server.wait(timeout=20)
@@ -105,8 +123,12 @@ def _trackio(home: Path, ws: Path, *args: str) -> None:
     assert done.returncode == 0, done.stderr
 
 
-def _participant(home: Path, base: str, handle: str, team: str | None, values: str) -> int:
-    """Register, pull, reproduce, submit: what INSTRUCTIONS.md tells the participant to do."""
+def _participant(
+    home: Path, base: str, handle: str, team: str | None, values: str,
+    propose: dict[str, Any] | None = None,
+) -> int:  # fmt: skip
+    """Register, pull, reproduce, submit: what INSTRUCTIONS.md tells the participant to do
+    (with ``propose``, a check proposed for p1/C1 in the workspace's checks.json)."""
     home.mkdir()
     done = _cli(home, "participants", "register", handle, "--server", base,
                 *(["--team", team] if team else []))  # fmt: skip
@@ -128,6 +150,10 @@ def _participant(home: Path, base: str, handle: str, team: str | None, values: s
     page = json.loads((ws / ".openrepro" / "workspace.json").read_text())
     assert page["server"] == base
 
+    if propose is not None:
+        done = _cli(home, "check", "propose", "p1/C1", "--json", json.dumps(propose),
+                    "--dir", str(ws))  # fmt: skip
+        assert done.exit_code == 0, done.output
     (ws / "train.py").write_text(TRAIN)
     logbook = json.loads((ws / ".trackio" / "logbook" / "logbook.json").read_text())
     assert logbook["paper"]["id"] == "p1"
@@ -232,3 +258,90 @@ def test_two_remote_participants_take_part_over_http(
     body = page.inner_text("body")
     assert "ada" in body and "bo" in body
     page.close()
+
+
+#: a participant's reading of the claim: accuracy above 90 (the drafted check says at least)
+PROPOSAL = {
+    "relation": "bound", "subject": "accuracy", "quantities": [{"name": "accuracy"}],
+    "comparator": "gt", "constant": {"value": 90, "text": "90"}, "direction": "higher",
+}  # fmt: skip
+
+
+def _children(pid: int) -> list[int]:
+    found = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return [int(p) for p in found]
+
+
+@contextlib.contextmanager
+def _paused(pid: int, database: Path) -> Iterator[None]:
+    """The judge worker ``pid`` stopped (SIGSTOP) outside a write transaction, then let go."""
+    import sqlite3
+
+    while True:
+        os.kill(pid, signal.SIGSTOP)
+        probe = sqlite3.connect(database, timeout=0.2)
+        try:
+            probe.execute("BEGIN IMMEDIATE")  # fails while the stopped worker holds the lock
+            probe.execute("ROLLBACK")
+            break
+        except sqlite3.OperationalError:
+            os.kill(pid, signal.SIGCONT)
+            time.sleep(0.05)
+        finally:
+            probe.close()
+    try:
+        yield
+    finally:
+        os.kill(pid, signal.SIGCONT)
+
+
+def test_a_submission_and_an_accepted_check_are_judged_by_themselves(
+    judging_board: tuple[ChallengeContext, str, int], tmp_path: Path, browser: Any
+) -> None:
+    """No organizer types `judge`: `serve`'s worker judges the submission within 60 s
+    (`status --wait`), and the accepted proposal's verdict again, after the paper page showed
+    the claim awaiting re-judging."""
+    ctx, base, server = judging_board
+    started = time.monotonic()
+    ada = _participant(tmp_path / "ada", base, "ada", "lab-a", "95.1,95.3,94.9", PROPOSAL)
+    waited = _cli(tmp_path / "ada", "status", "--server", base, "--wait", "--timeout", "60",
+                  "-f", "json")  # fmt: skip
+    assert waited.exit_code == 0, waited.output
+    assert time.monotonic() - started < 60 + 30  # 30 s: registering, pulling, two runs
+    (book,) = json.loads(waited.stdout)["logbooks"]
+    (claim,) = book["claims"]
+    assert book["logbook_id"] == ada and book["queue_position"] is None
+    assert (claim["queue"], claim["judge_value"]) == ("judged", "verified")
+    assert "provisional" in claim["flags"]  # under ada's own, unconfirmed proposal
+    first_at = claim["judged_at"]
+    assert first_at is not None
+    table = _cli(tmp_path / "ada", "status", "--server", base)
+    assert table.exit_code == 0 and "judge queue" in table.stdout and "judged" in table.stdout
+
+    (worker,) = _children(server)  # the judge worker `serve` started
+    database = Path(ctx.settings.directory) / "openrepro.db"
+    assert database.is_file()
+    page = browser.new_page()
+    with _paused(worker, database):
+        with ctx.store.session() as session:  # the organizer accepts ada's proposal
+            (proposal,) = list_proposals(session, ctx.challenge_id, claim="p1/C1")
+            accept_proposal(session, ctx.challenge_id, proposal.id, editor="org")
+        pending = json.loads(_cli(tmp_path / "ada", "status", "--server", base, "-f",
+                                  "json").stdout)  # fmt: skip
+        assert pending["logbooks"][0]["claims"][0]["queue"] == "queued"
+        page.goto(f"{base}/papers/p1")
+        assert "awaiting re-judging" in page.inner_text("#claim-C1")
+    waited = _cli(tmp_path / "ada", "status", "--server", base, "--wait", "--timeout", "60",
+                  "-f", "json")  # fmt: skip
+    assert waited.exit_code == 0, waited.output
+    (claim,) = json.loads(waited.stdout)["logbooks"][0]["claims"]
+    assert (claim["queue"], claim["judge_value"]) == ("judged", "verified")
+    assert "provisional" not in claim["flags"] and claim["judged_at"] > first_at
+    page.goto(f"{base}/papers/p1")
+    assert "awaiting re-judging" not in page.inner_text("#claim-C1")
+    page.close()
+    queue = _cli(tmp_path / "ada", "status", "--server", base, "--queue")
+    assert isinstance(queue.exception, PermissionDeniedError)  # organizers only
+    with ctx.store.session() as session:
+        stats = queue_stats(session, ctx.challenge_id)
+    assert (stats.queued, stats.judging, stats.failed) == (0, 0, 0) and stats.done >= 2

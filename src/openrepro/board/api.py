@@ -48,6 +48,7 @@ from openrepro.judge.bindings import BoundSubmitReport, submit_and_bind
 from openrepro.outcomes import OverrideResult, Stats, compute_stats, override_verdict
 from openrepro.papers import MAX_QUERY_CHARS, search_terms
 from openrepro.remote.records import ParticipantStatus
+from openrepro.store.judge_queue import QueueStats, queue_stats
 from openrepro.workspace import WorkspacePayload, workspace_payload
 
 __all__ = ["accept_with_token", "api_router"]
@@ -322,8 +323,9 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
     ) -> BoundSubmitReport:
         """Submit a logbook: an archive (.tar.gz, .tgz, .tar, .zip) of a Trackio logbook or an
         openrepro bundle, or ``space=owner/name`` for a published logbook Space. The answer is
-        ``openrepro submit``'s report: evidence, testimony and how each claim's quantities
-        bind (the same service function)."""
+        ``openrepro submit``'s report: evidence, testimony, how each claim's quantities bind
+        (the same service function) and the logbook's place in the judge queue. A participant
+        with ``queue_max_per_participant`` claims waiting is answered 429."""
         handle = as_handle or who.handle
         require_self_or_organizer(who, handle)
         ensure_writable(ctx)
@@ -419,13 +421,22 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
                  tags=["organizers"])  # fmt: skip
     def accept_check_proposal(proposal_id: RowId, who: Actor = who_dep) -> ProposalView:
         """Organizers: confirm a participant's proposed check; it becomes the claim's check
-        (kept in its history) and the next `judge` decides the claim again under it."""
+        (kept in its history) and the judge workers decide the claim again under it."""
         return _accept(ctx, proposal_id, who)[0]
 
     @router.post("/freeze", response_model=FreezeResponse, tags=["organizers"])
     def freeze(who: Actor = who_dep) -> FreezeResponse:
         """Organizers: make the challenge read-only (export it with `openrepro freeze OUT`)."""
         return FreezeResponse(frozen_at=set_frozen(ctx, actor=who).isoformat())
+
+    @router.get("/queue", response_model=QueueStats, tags=["organizers"])
+    def judge_queue(who: Actor = who_dep) -> QueueStats:
+        """Organizers: the judge queue: items queued and being judged, the oldest waiting,
+        throughput over the last minutes and the latest failures with their reasons (what
+        ``openrepro status --queue`` prints)."""
+        require_organizer(who, "see the judge queue")
+        with ctx.store.session() as session:
+            return queue_stats(session, ctx.challenge_id)
 
     @router.get("/stats", response_model=Stats, tags=["outcomes"])
     def stats(who: Actor = who_dep) -> Stats:

@@ -45,7 +45,8 @@ from openrepro.outcomes import (
 )
 from openrepro.papers.records import PaperDetail
 from openrepro.papers.service import paper_details
-from openrepro.store import Logbook, Paper, Participant
+from openrepro.store import Claim, Logbook, Paper, Participant
+from openrepro.store.judge_queue import awaiting_rejudging
 
 __all__ = [
     "Assembler",
@@ -242,6 +243,20 @@ class Records:
             logbooks=list(self._books_of_paper.get(venue_id, [])), cells=cells,
         )  # fmt: skip
 
+    def awaiting_rejudging(self, venue_id: str) -> set[str]:
+        """Keys of the paper's claims whose check changed and whose verdicts still wait in the
+        judge queue (:func:`openrepro.store.judge_queue.awaiting_rejudging`)."""
+        with self.ctx.store.session() as session:
+            keys = {
+                claim_id: key
+                for claim_id, key in session.execute(
+                    select(Claim.id, Claim.key)
+                    .join(Paper, Paper.id == Claim.paper_id)
+                    .where(Paper.challenge_id == self.ctx.challenge_id, Paper.venue_id == venue_id)
+                )
+            }
+            return {keys[c] for c in awaiting_rejudging(session, keys)}
+
     def responses(self, venue_id: str) -> list[AuthorResponseView]:
         """Author responses on a paper, as the paper page lists them."""
         return list(self._responses.get(venue_id, []))
@@ -345,7 +360,8 @@ class Assembler:
     def paper(self, records: Records, venue_id: str, url: UrlFor, *, static: bool) -> str:
         return self.renderer.render("paper.html", url, static=static,
                                     data=records.paper(venue_id),
-                                    responses=records.responses(venue_id))  # fmt: skip
+                                    responses=records.responses(venue_id),
+                                    awaiting=records.awaiting_rejudging(venue_id))  # fmt: skip
 
     def logbook(
         self, records: Records, logbook_id: int, record: LogbookRecord, url: UrlFor, *, static: bool

@@ -34,6 +34,7 @@ from openrepro.outcomes.current import current_verdicts_query
 from openrepro.papers.service import search_papers
 from openrepro.recheck import recheck_queue
 from openrepro.store import Paper
+from openrepro.store.judge_queue import QueueStats, queue_stats
 
 __all__ = [
     "OPEN_RECHECK",
@@ -44,6 +45,7 @@ __all__ = [
     "VerdictCell",
     "cited_jobs",
     "home_data",
+    "judge_queue",
     "paper_authors",
     "paper_row_id",
     "paper_rows",
@@ -410,3 +412,10 @@ def home_data(
         statuses=dict(sorted(statuses.items(), key=lambda kv: (-kv[1], kv[0]))),
         verdicts_by_day=verdicts_by_day(ctx, public=True),
     )
+
+
+def judge_queue(ctx: ChallengeContext) -> QueueStats:
+    """The judge queue as the stats page shows it (see
+    :func:`openrepro.store.judge_queue.queue_stats`)."""
+    with ctx.store.session() as session:
+        return queue_stats(session, ctx.challenge_id)

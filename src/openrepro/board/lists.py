@@ -44,8 +44,9 @@ class ListPages:
 
     def stats(self, url: Links, *, static: bool) -> str:
         home = board_data.home_data(self.ctx, self.data.outcomes(), self.data.stats())
+        queue = None if static else board_data.judge_queue(self.ctx)  # the live board's only
         return self.renderer.render("stats.html", url, static=static, stats=home.stats,
-                                    charts=home_charts(home))  # fmt: skip
+                                    charts=home_charts(home), queue=queue)  # fmt: skip
 
     def leaderboard(self, url: Links, *, static: bool, cursor: str = "") -> str:
         credit = self.data.stats().credit

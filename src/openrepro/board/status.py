@@ -13,7 +13,8 @@ from openrepro.judge.bindings import logbook_bindings
 from openrepro.outcomes.current import open_registration
 from openrepro.recheck import recheck_queue
 from openrepro.remote.records import ClaimStatus, LogbookStatus, ParticipantStatus
-from openrepro.store import Logbook, Paper
+from openrepro.store import Claim, Logbook, Paper
+from openrepro.store.judge_queue import claim_states, queue_position
 
 __all__ = ["participant_status"]
 
@@ -41,11 +42,26 @@ def participant_status(ctx: ChallengeContext, handle: str) -> ParticipantStatus:
         out.counted = False
         out.note = ("self-registered under open registration: your verdicts are shown but "
                     "count only once an organizer confirms your team")  # fmt: skip
+    with ctx.store.session() as session:
+        states = claim_states(session, [row.id for row in newest.values()])
+        positions = {row.id: queue_position(session, row.id) for row in newest.values()}
+        keys = {
+            claim_id: f"{venue}/{key}"
+            for claim_id, venue, key in session.execute(
+                select(Claim.id, Paper.venue_id, Claim.key)
+                .join(Paper, Paper.id == Claim.paper_id)
+                .where(Claim.paper_id.in_(list(newest)))
+            )
+        }
+    queue = {(book, keys[claim]): state for (book, claim), state in states.items()}
     for row in sorted(newest.values(), key=lambda r: r.venue_id):
         bindings, _ = logbook_bindings(ctx, row.id)
         claims = []
         for bound in bindings:
             cell = cells.get((row.id, bound.claim))
+            state, error = queue.get((row.id, bound.claim), ("", ""))
+            if state == "done" or (state == "" and cell is not None):
+                state = "judged"
             claims.append(ClaimStatus(
                 claim=bound.claim, rule=bound.check, bindings=bound.quantities,
                 verdict=cell.value if cell else None,
@@ -54,9 +70,10 @@ def participant_status(ctx: ChallengeContext, handle: str) -> ParticipantStatus:
                 flags=cell.flags if cell else [], rationale=cell.rationale if cell else "",
                 recheck=queued.get(bound.claim),
                 below_minimum=cell.below_minimum if cell else False,
+                queue=state, queue_error=error, judged_at=cell.created_at if cell else None,
             ))  # fmt: skip
         out.logbooks.append(LogbookStatus(
             logbook_id=row.id, paper=row.venue_id, title=row.title, revision=row.revision,
-            submitted_at=row.submitted_at, claims=claims,
+            submitted_at=row.submitted_at, claims=claims, queue_position=positions[row.id],
         ))  # fmt: skip
     return out

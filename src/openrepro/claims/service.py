@@ -27,7 +27,9 @@ from openrepro.claims.values import Scale, parse_scale, parse_values
 from openrepro.config import DEFAULT_CHECK_DRAFTING, CheckDrafting
 from openrepro.errors import ClaimError, NotFoundError
 from openrepro.identity.service import check_not_frozen
+from openrepro.logbooks.revisions import latest_logbook_ids
 from openrepro.store import CLAIM_KINDS, Claim, ClaimEdit, Paper
+from openrepro.store.judge_queue import enqueue
 
 __all__ = [
     "add_claim",
@@ -372,6 +374,9 @@ def set_check(
                                  editor=editor, reason=reason))  # fmt: skip
     claim.check = new
     session.flush()
+    # the verdicts under the old check are judged again by the queue's workers
+    enqueue(session, latest_logbook_ids(session, challenge_id, paper=paper.venue_id),
+            reason="check", claim_ids=[claim.id])  # fmt: skip
     return claim_view(claim, paper.venue_id)
 
 

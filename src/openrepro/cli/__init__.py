@@ -32,6 +32,7 @@ from openrepro.cli import (
     status,
     submit,
     verdicts,
+    worker,
 )
 from openrepro.cli._common import err_console
 from openrepro.errors import OpenReproError
@@ -77,6 +78,7 @@ app.command("submit")(submit.submit)
 app.command("stats")(stats.stats)
 app.command("status")(status.status)
 app.command("serve")(serve.serve)
+app.command("worker")(worker.worker)
 app.command("freeze")(freeze.freeze)
 app.command("replay")(replay.replay)
 app.add_typer(papers.app, name="papers")

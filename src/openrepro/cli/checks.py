@@ -300,7 +300,8 @@ def accept(
     for claim in drafted:
         console.print(f"{escape(claim)}: the accepted draft is its check")
     console.print(
-        f"{len(rows) + len(drafted)} accepted: run `openrepro judge` to judge those claims again"
+        f"{len(rows) + len(drafted)} accepted: their claims are queued for judging again (the "
+        "board's workers, or `openrepro worker`; `openrepro status --queue` shows the queue)"
     )
 
 

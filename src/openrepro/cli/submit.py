@@ -159,3 +159,9 @@ def render_submit(report: BoundSubmitReport) -> None:
         console.print(f"  {escape(line)}")
     for warning in report.warnings:
         err_console.print(f"warning: {escape(warning)}")
+    if report.queue_position is not None:
+        console.print(f"[bold]judge queue[/]: position {report.queue_position} (judged by the "
+                      "board's workers; `openrepro status --wait` shows the verdicts)")  # fmt: skip
+    else:
+        console.print("[bold]judge queue[/]: nothing waits (every claim is judged under its "
+                      "current check; `openrepro status` shows the verdicts)")  # fmt: skip

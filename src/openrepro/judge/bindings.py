@@ -39,6 +39,7 @@ from openrepro.logbooks.records import LogbookRecord
 from openrepro.logbooks.service import load_logbook, locator
 from openrepro.logbooks.submit import SubmitReport, submit_logbook
 from openrepro.store import Claim, Logbook, Paper, Participant
+from openrepro.store.judge_queue import check_capacity, enqueue, queue_position
 
 __all__ = [
     "BoundSubmitReport",
@@ -74,6 +75,10 @@ class BoundSubmitReport(SubmitReport):
 
     proposals: list[ProposalOutcome] = Field(default_factory=list)
     bindings: list[ClaimBindings] = Field(default_factory=list)
+    #: the logbook's place in the judge queue (1: next; None: nothing to judge)
+    queue_position: int | None = None
+    #: claims queued for judging by this submission
+    queued: int = 0
 
 
 def _map_warnings(
@@ -147,12 +152,26 @@ def submit_and_bind(
     paper: str | None = None,
 ) -> BoundSubmitReport:  # fmt: skip
     """:func:`~openrepro.logbooks.submit.submit_logbook`, then :func:`logbook_bindings` of the
-    stored logbook (a malformed evidence map refuses the submission before anything is stored)."""
+    stored logbook (a malformed evidence map refuses the submission before anything is stored);
+    the logbook's claims are queued for the judge workers (:mod:`openrepro.judge.worker`), and
+    a participant with ``queue_max_per_participant`` claims waiting is refused first (HTTP 429)."""
+    with ctx.store.session() as session:
+        person = session.scalar(
+            select(Participant.id).where(
+                Participant.challenge_id == ctx.challenge_id, Participant.handle == handle
+            )
+        ) if handle else None  # fmt: skip
+        check_capacity(session, person, ctx.settings.queue_max_per_participant)
     report = submit_logbook(ctx, source, handle=handle, paper=paper)
     proposals, problems = store_proposals(ctx, report.logbook_id)
+    with ctx.store.session() as session:
+        queued = enqueue(session, [report.logbook_id], reason="submission")
+    with ctx.store.session() as session:
+        position = queue_position(session, report.logbook_id)
     bindings, warnings = logbook_bindings(ctx, report.logbook_id)
     return BoundSubmitReport(**{**report.model_dump(), "bindings": bindings,
-                                "proposals": proposals,
+                                "proposals": proposals, "queue_position": position,
+                                "queued": queued,
                                 "warnings": [*report.warnings, *problems, *warnings]})  # fmt: skip
 
 

@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 from sqlalchemy import func, select
+from sqlalchemy.orm import selectinload
 
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.proposals import check_digest, effective_check, open_proposals
@@ -230,7 +231,9 @@ def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
         assert paper is not None and person is not None
         record = LogbookRecord.model_validate(book.manifest)
         claims = session.scalars(
-            select(Claim).where(Claim.paper_id == paper.id, Claim.status == "active")
+            select(Claim)
+            .where(Claim.paper_id == paper.id, Claim.status == "active")
+            .options(selectinload(Claim.edits))  # claim_view shows them: one query, not one each
         ).all()
         levels = stored_levels(session, book.id)
         reviews, answered = stored_reviews(session, book.id), newest_answers(session, book.id)

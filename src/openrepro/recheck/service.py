@@ -35,11 +35,13 @@ from openrepro.evidence.records import Pointer
 from openrepro.identity import LOCAL_ORGANIZER, Actor, ensure_writable, require_organizer
 from openrepro.llm import LLMClient, Message, Usage
 from openrepro.logbooks.records import LogbookRecord
+from openrepro.logbooks.revisions import latest_logbook_ids
 from openrepro.outcomes.current import current_verdicts
 from openrepro.recheck.checks import code_checks
 from openrepro.recheck.queue import decision_view, report_view
 from openrepro.recheck.records import DECISIONS, DecisionView, Finding, RecheckReport
 from openrepro.store import VerdictEdit
+from openrepro.store.judge_queue import enqueue
 from openrepro.store.tables_organizer import RecheckDecision, RecheckRun
 
 __all__ = ["PROMPT_VERSION", "decide", "run_recheck"]
@@ -204,4 +206,6 @@ def decide(
                                  verdict_ids=changed)  # fmt: skip
         session.add(stored)
         session.flush()
+        enqueue(session, latest_logbook_ids(session, ctx.challenge_id, paper=paper.venue_id),
+                reason="recheck", claim_ids=[row.id], suffix=f"recheck:{stored.id}")  # fmt: skip
         return decision_view(stored, f"{paper.venue_id}/{row.key}")

@@ -5,6 +5,7 @@ register --server``, ``submit``, ``status``)."""
 from openrepro.remote.client import (
     pack_workspace,
     register_remote,
+    remote_queue,
     remote_status,
     require_credential,
     submit_remote,
@@ -31,6 +32,7 @@ __all__ = [
     "normalise_server",
     "pack_workspace",
     "register_remote",
+    "remote_queue",
     "remote_status",
     "require_credential",
     "save_credential",

@@ -23,6 +23,7 @@ from openrepro.errors import (
     NotFoundError,
     OpenReproError,
     PermissionDeniedError,
+    QueueFullError,
     SourceError,
 )
 from openrepro.identity import Registration
@@ -36,6 +37,7 @@ from openrepro.remote.credentials import (
     normalise_server,
 )
 from openrepro.remote.records import ParticipantStatus
+from openrepro.store.judge_queue import QueueStats
 
 __all__ = [
     "pack_workspace",
@@ -57,6 +59,7 @@ _BY_STATUS: dict[int, type[OpenReproError]] = {
     409: FrozenError,
     413: LogbookError,
     422: LogbookError,
+    429: QueueFullError,
 }
 
 
@@ -186,6 +189,13 @@ def submit_remote(
         response = _call(server, "POST", "/logbooks", files=files, data=fields,
                          headers={"Authorization": f"Bearer {token}"})  # fmt: skip
     return BoundSubmitReport.model_validate(response.json())
+
+
+def remote_queue(server: str, *, token: str) -> QueueStats:
+    """The board's judge queue (an organizer's token): depth, oldest item, throughput,
+    failures."""
+    response = _call(server, "GET", "/queue", headers={"Authorization": f"Bearer {token}"})
+    return QueueStats.model_validate(response.json())
 
 
 def remote_status(server: str, *, token: str) -> ParticipantStatus:

@@ -30,6 +30,13 @@ class ClaimStatus(BaseModel):
     #: the judge's verified rests on evidence below the challenge's min_provenance_verified:
     #: it counts as inconclusive (shown, not counted)
     below_minimum: bool = False
+    #: the judge queue: "queued" or "judging" while a verdict is due (a new logbook, a changed
+    #: check, an answer), "failed" when judging it failed (``queue_error`` says why), else
+    #: "judged" once it has a verdict ("" before anything was queued)
+    queue: str = ""
+    queue_error: str = ""
+    #: when its current verdict was given
+    judged_at: datetime | None = None
 
 
 class LogbookStatus(BaseModel):
@@ -39,6 +46,14 @@ class LogbookStatus(BaseModel):
     revision: str
     submitted_at: datetime | None = None
     claims: list[ClaimStatus] = Field(default_factory=list)
+    #: the logbook's place in the judge queue (None: nothing of it waits)
+    queue_position: int | None = None
+
+    @property
+    def settled(self) -> bool:
+        """Nothing of this logbook waits in the judge queue (every claim judged, failed, or
+        never queued: nothing is coming for it)."""
+        return all(c.queue not in ("queued", "judging") for c in self.claims)
 
 
 class ParticipantStatus(BaseModel):

@@ -52,6 +52,7 @@ from openrepro.review.task import (
     load_task,
 )
 from openrepro.store import Logbook, Participant
+from openrepro.store.judge_queue import enqueue
 from openrepro.store.tables_review import ReviewAnswerRow, ReviewerRow, ReviewTaskRow
 
 __all__ = [
@@ -372,4 +373,9 @@ class StoredAnswerLog(AnswerLog):
                     seconds=answer.seconds,
                 )
             )
+            task = session.get(ReviewTaskRow, self.task_id)
+            assert task is not None
+            session.flush()  # the answer's id names the queue item's input
+            enqueue(session, [task.logbook_id], reason="review", claim_ids=[task.claim_id],
+                    suffix=f"review:{answer.slot}:{self.reviewer_id}:{answer.repeat}")  # fmt: skip
         return True

@@ -9,6 +9,7 @@ from openrepro.store import (  # noqa: F401
     tables_organizer,
     tables_outcomes,
     tables_provenance,
+    tables_queue,
     tables_review,
 )
 from openrepro.store.db import Store, head_revision, make_engine, normalize_url
