@@ -72,7 +72,6 @@ from openrepro.store.tables_organizer import (
     RecheckRun,
 )
 from openrepro.store.tables_provenance import Replay
-from openrepro.store.tables_queue import JudgeQueueItem
 from openrepro.store.tables_review import ReviewAnswerRow, ReviewerRow, ReviewTaskRow
 
 __all__ = [
@@ -184,15 +183,9 @@ def _nothing(row: Any, marks: _Marks, changed: set[str]) -> None:
     return None
 
 
-def _queue_item(row: JudgeQueueItem, marks: _Marks, changed: set[str]) -> None:
-    """A judge queue item: the paper's page says "awaiting re-judging" while one waits; a
-    worker's lease renewals and attempts change nothing a page shows."""
-    if not changed or "status" in changed:
-        marks.claims.add(row.claim_id)
-    else:
-        marks.tags.add(AGGREGATE)
-
-
+#: The judge queue's tables are not listed: their rows are written by bulk statements, which mark
+#: only :data:`AGGREGATE` (the queue's figures); a check change that makes a paper's page say
+#: "awaiting re-judging" marks the paper through its claim, in the transaction that queues it.
 #: Which records the rows of each table belong to. Tables that are not board records (the LLM
 #: cache, invites, the derived outcome tables, the journal itself) mark nothing.
 MARKS: dict[type[Any], Mark] = {
@@ -219,7 +212,6 @@ MARKS: dict[type[Any], Mark] = {
     LLMCacheEntry: _nothing,
     Invite: _nothing,
     ChangeRow: _nothing,
-    JudgeQueueItem: _queue_item,
 }
 
 
