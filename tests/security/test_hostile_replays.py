@@ -1,4 +1,4 @@
-"""Hostile participants, round 3: replays (issue 34, findings 3, 4, 7, 8, 9 and 10).
+"""Hostile participants, round 3: replays and runs (docs/security.md).
 
 A replay runs the participant's code. It must not touch the organizer's files afterwards
 (links planted in its folder), read the host, fork or write without bound, vouch for numbers
