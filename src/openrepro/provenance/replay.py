@@ -16,12 +16,17 @@ It then compares with the record: the exit code; every metric the run logged (la
 series and key) within the claim's tolerance (``rel_tol``); every recorded output line, exactly
 for its text and within the tolerance for its numbers (lines about time or speed are skipped);
 every file the run is recorded to have produced, and every logbook file the replay wrote again
-(byte for byte, else line by line with numbers within the tolerance). The result (``matched``,
-``mismatched``, ``failed``, ``timeout``, ``skipped``, or ``queued`` when the run's recorded
-duration exceeds the remaining budget) is stored in the ``replays`` table; a matched replay
-makes the run's evidence, and the logbook files it wrote again (``files_reproduced``),
-``replayed``. A run that could not be replayed says why (``cannot_replay``: ``gpu``, ``data``,
-``network``, ``package``, ``sandbox``).
+(byte for byte, else line by line with numbers within the tolerance). A matched replay whose
+numbers the code did not compute (:func:`_not_computed`: a produced file that is a copy of one
+it was given, or every value spelled out by its command or code or standing on a line of its
+data files; for a seeded command, the same values again under a fresh seed) is
+``not_computed``. The result (``matched``, ``not_computed``, ``mismatched``, ``failed``,
+``timeout``, ``skipped``, or ``queued`` when the run's recorded duration exceeds the remaining
+budget) is stored in the ``replays`` table; only a matched replay makes the run's evidence, and
+the logbook files it wrote again (``files_reproduced``), ``replayed``. What the run wrote comes
+back from the sandbox as regular files only (no links), and its Trackio store is read through a
+stub logbook in a folder of its own. A run that could not be replayed says why
+(``cannot_replay``: ``gpu``, ``data``, ``network``, ``package``, ``sandbox``).
 """
 
 from __future__ import annotations
