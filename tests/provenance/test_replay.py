@@ -30,6 +30,9 @@ from openrepro.store.tables_provenance import Replay
 from openrepro.workspace import pull_paper
 
 TRACKIO = str(Path(sys.executable).parent / "trackio")
+#: the cases' training script, given tenths: the values it logs are computed, not spelled out by
+#: the command (a replay of values the command spells out is ``not_computed``)
+TRAIN_TENTHS = TRAIN.replace("values = [float(v) for v", "values = [float(v) / 10 for v")
 
 
 def _call(ws: Path, *args: str) -> str:
@@ -46,6 +49,7 @@ def _workspace(ctx: ChallengeContext, ws: Path) -> tuple[str, Path]:
     ensure_paper(ctx)
     slug = pull_paper(ctx, "p1", ws).pages["p1/C1"]
     (ws / "train.py").write_text(TRAIN, encoding="utf-8")
+    (ws / "train10.py").write_text(TRAIN_TENTHS, encoding="utf-8")
     (ws / "outside.py").write_text(OUTSIDE, encoding="utf-8")
     return slug, ws
 
@@ -63,8 +67,9 @@ def _page_file(ws: Path, slug: str) -> Path:
 
 
 def _run(ws: Path, slug: str, values: str) -> None:
-    _call(ws, TRACKIO, "logbook", "run", "--page", slug, "--", sys.executable, "train.py",
-          values, "0", "")  # fmt: skip
+    tenths = ",".join(str(round(float(v) * 10)) for v in values.split(",") if v)
+    _call(ws, TRACKIO, "logbook", "run", "--page", slug, "--", sys.executable, "train10.py",
+          tenths, "0", "")  # fmt: skip
 
 
 def _verdict(ctx: ChallengeContext, logbook_id: int) -> Verdict:

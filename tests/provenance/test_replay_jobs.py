@@ -16,7 +16,8 @@ from openrepro.papers import PaperRecord, import_papers
 from openrepro.provenance.replay import REPLAY_ACCOUNT, replay_as_jobs
 from openrepro.store.tables_provenance import Replay
 
-SCRIPT = "open('out.csv', 'w').write('seed,acc\\n0,0.5\\n')\nprint('acc 0.5')\n"
+# the values are computed (1 / 2), not spelled out: a replay of a literal is not_computed
+SCRIPT = "open('out.csv', 'w').write(f'seed,acc\\n0,{1 / 2}\\n')\nprint('acc', 1 / 2)\n"
 
 
 def _bundle(root: Path) -> Path:

@@ -25,7 +25,8 @@ def _show(report: ReplayReport) -> None:
         details = result.details
         why = "; ".join(
             str(x)
-            for x in [details.get("problem"), *details.get("metric_problems", []),
+            for x in [details.get("problem"), details.get("not_computed"),
+                      *details.get("metric_problems", []),
                       *details.get("file_problems", [])[:3],
                       *details.get("output_lines_missing", [])[:3]]
             if x

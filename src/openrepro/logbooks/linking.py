@@ -21,14 +21,17 @@ reference tried.
 
 **Produced files.** A file in the logbook's folder that no run's artifact cell names is still
 *produced* when a recorded run is shown to write it (:func:`link_produced`), never on anyone's
-word: the run's command names it (``--out results.csv``, ``-o``, ``> out.txt``, ``>> log.csv``,
-``tee``) or names a folder it writes into (``--output-dir evidence`` writes ``evidence/*.csv``;
+word: the run's command names it (``--out results.csv``, ``-o``; inside a ``sh -c``/``bash -c``
+line, a redirect ``> out.txt``, ``>> log.csv``, ``&> all.log`` or ``| tee f``, read from the
+shell words: a quoted ``'>f'`` is text; a command run without a shell redirects nothing) or
+names a folder it writes into (``--output-dir evidence`` writes ``evidence/*.csv``;
 ``--output``, ``--out-dir``, ``--save-dir``, ``--results-dir`` and their ``_`` spellings), or a
 script the run cell shows writes that file name (``open("runs.csv", "a")``, ``to_csv``,
 ``json.dump``, ``np.savetxt``, ``write_text``: a literal or f-string ending in that name, in
 the run's folder, a folder the command names, or, when the command names none, a folder the
 script names); and
-its timing fits (a file last modified before the run began was not written by it). Such a file
+its time lies inside the run's window (last modified not before the run began and not after
+its cell was written, 2 s either side; a file or run without a time links nothing). Such a file
 becomes one of the run's ``produced`` files; the others stay testimony.
 """
 
@@ -47,10 +50,14 @@ from sqlalchemy.orm import Session
 
 from openrepro.errors import LogbookError, NotFoundError
 from openrepro.logbooks.records import FileRef, PaperRef, Run
+from openrepro.logbooks.runs import MAX_RUN_SECONDS
 from openrepro.papers.sources.arxiv import normalize_arxiv_id
 from openrepro.store import Paper
 
-__all__ = ["TAG_PREFIX", "arxiv_of", "link_paper", "link_produced", "paper_refs", "run_writes"]
+__all__ = [
+    "TAG_PREFIX", "arxiv_of", "link_paper", "link_produced", "paper_refs", "run_writes",
+    "shell_writes",
+]  # fmt: skip
 
 TAG_PREFIX = "paper-"
 _VENUE_KEYS = ("openreview_id", "venue_id", "id")
@@ -208,7 +215,9 @@ _DIR_FLAGS = frozenset(
 ) | {"--outdir", "--output", "--out", "--save", "--results", "--logdir"}  # fmt: skip
 _FILE_FLAGS = frozenset({"--out", "--output", "-o", "--out-file", "--output-file", "--out_file",
                          "--output_file", "--csv", "--json", "--results", "--save"})  # fmt: skip
-_REDIRECT_RE = re.compile(r"(>>?|\btee\s+(?:-a\s+)?)\s*([^\s;|&<>]+)")
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+_WRITE_OPERATORS = frozenset({">", ">>", ">|", "&>", "&>>"})
+_COMMAND_SEPARATORS = frozenset({"|", "||", "&&", ";", "&", "(", ")", "|&"})
 _WRITE_CALL_RE = re.compile(
     r"\bopen\([^)]*[\"'](?:[wax]b?\+?)[\"']|\bto_(?:csv|json|parquet)\(|\bjson\.dump\(|"
     r"\bsavetxt\(|\bwrite_(?:text|bytes)\(|\bDictWriter\(|\bcsv\.writer\("
@@ -229,16 +238,48 @@ def _norm(path: str) -> str:
     return "/".join(parts)
 
 
+def _unquoted(word: str) -> str:
+    with contextlib.suppress(ValueError):
+        parts = shlex.split(word)
+        if len(parts) == 1:
+            return parts[0]
+    return word
+
+
+def shell_writes(script: str) -> set[str]:
+    """The files a shell command line writes by redirection (``> f``, ``>> f``, ``&> f``,
+    ``| tee [-a] f``), read from its shell words: a ``>`` inside quotes is text, not a
+    redirect. Unbalanced quotes: nothing (the line would not have run)."""
+    lexer = shlex.shlex(script, posix=False, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError:
+        return set()
+    files: set[str] = set()
+    for i, token in enumerate(tokens):
+        target = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if token in _WRITE_OPERATORS and target and target not in _COMMAND_SEPARATORS:
+            files.add(_unquoted(target))
+        elif token == "tee" and (i == 0 or tokens[i - 1] in _COMMAND_SEPARATORS):
+            for word in tokens[i + 1 :]:
+                if word in _COMMAND_SEPARATORS or word in _WRITE_OPERATORS:
+                    break
+                if not word.startswith("-"):
+                    files.add(_unquoted(word))
+    return {name for name in files if name and not name.startswith("&")}
+
+
 def run_writes(run: Run) -> tuple[set[str], set[str], set[str]]:
     """What ``run`` is shown to write: ``(files, folders, names)``: paths its command names as
     outputs, folders it writes into, and file names (or name endings) its shown scripts write."""
     files: set[str] = set()
     folders: set[str] = set()
     args = list(run.command)
-    if len(args) >= 3 and args[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh") and args[1] == "-c":
+    if len(args) >= 3 and args[0].rsplit("/", 1)[-1] in _SHELLS and args[1] == "-c":
+        files |= {_norm(name) for name in shell_writes(args[2])}
         with contextlib.suppress(ValueError):  # unbalanced quotes: the words as recorded
             args = [*args[:2], *shlex.split(args[2])]
-    text = " ".join(run.command)
     for i, arg in enumerate(args):
         flag, eq, value = arg.partition("=")
         if not eq:
@@ -249,8 +290,6 @@ def run_writes(run: Run) -> tuple[set[str], set[str], set[str]]:
             folders.add(_norm(value))
         elif flag in _FILE_FLAGS or flag in _DIR_FLAGS:
             files.add(_norm(value))
-    for match in _REDIRECT_RE.finditer(text):
-        files.add(_norm(match.group(2)))
     names: set[str] = set()
     for source in run.scripts.values():
         if _WRITE_CALL_RE.search(source):
@@ -288,12 +327,15 @@ def _writes(run: Run, path: str) -> int:
 
 
 def _fits(run: Run, mtime: float | None, slack: float) -> bool:
-    """A file last modified before the run began was not written by it."""
+    """A file is the run's only when it was last modified within the run's window (``slack``
+    seconds either side): not before the run began, not after its cell was written. A run or a
+    file without a time links nothing."""
     end = _moment(run.created_at)
     if mtime is None or end is None:
-        return True
-    start = end - (run.duration_s if run.duration_s and run.duration_s > 0 else 0.0)
-    return mtime >= start - slack
+        return False
+    duration = run.duration_s if run.duration_s and run.duration_s > 0 else 0.0
+    start = end - min(duration, MAX_RUN_SECONDS)
+    return start - slack <= mtime <= end + slack
 
 
 def link_produced(

@@ -16,16 +16,23 @@ It then compares with the record: the exit code; every metric the run logged (la
 series and key) within the claim's tolerance (``rel_tol``); every recorded output line, exactly
 for its text and within the tolerance for its numbers (lines about time or speed are skipped);
 every file the run is recorded to have produced, and every logbook file the replay wrote again
-(byte for byte, else line by line with numbers within the tolerance). The result (``matched``,
-``mismatched``, ``failed``, ``timeout``, ``skipped``, or ``queued`` when the run's recorded
-duration exceeds the remaining budget) is stored in the ``replays`` table; a matched replay
-makes the run's evidence, and the logbook files it wrote again (``files_reproduced``),
-``replayed``. A run that could not be replayed says why (``cannot_replay``: ``gpu``, ``data``,
-``network``, ``package``, ``sandbox``).
+(byte for byte, else line by line with numbers within the tolerance). A matched replay whose
+numbers the code did not compute (:func:`_not_computed`: a produced file that is a copy of one
+it was given, or every value spelled out by its command or code or standing on a line of its
+data files; for a seeded command, the same values again under a fresh seed) is
+``not_computed``. The result (``matched``, ``not_computed``, ``mismatched``, ``failed``,
+``timeout``, ``skipped``, or ``queued`` when the run's recorded duration exceeds the remaining
+budget) is stored in the ``replays`` table; only a matched replay makes the run's evidence, and
+the logbook files it wrote again (``files_reproduced``), ``replayed``. What the run wrote comes
+back from the sandbox as regular files only (no links), and its Trackio store is read through a
+stub logbook in a folder of its own. A run that could not be replayed says why
+(``cannot_replay``: ``gpu``, ``data``, ``network``, ``package``, ``sandbox``).
 """
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import hashlib
 import math
 import os
@@ -42,7 +49,7 @@ from sqlalchemy import select
 
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.service import claim_view
-from openrepro.errors import LogbookError, NotFoundError
+from openrepro.errors import LogbookError, NotFoundError, StoreError
 from openrepro.evidence.decide import DEFAULT_REL_TOL
 from openrepro.evidence.gather import measurements
 from openrepro.evidence.levels import ProvenanceLevel
@@ -76,7 +83,9 @@ __all__ = [
     "runs_for_claim",
 ]
 
-ReplayStatus = Literal["matched", "mismatched", "failed", "timeout", "skipped", "queued"]
+ReplayStatus = Literal[
+    "matched", "mismatched", "not_computed", "failed", "timeout", "skipped", "queued"
+]
 _PYTHON_RE = re.compile(r"^python(?:\d(?:\.\d+)?)?$")
 _TIMING_RE = re.compile(
     r"(?i)\b(?:time|elapsed|duration|seconds?|secs?|ms|eta|it/s|s/it|throughput|speed|"
@@ -169,6 +178,7 @@ def _working_copy(
     produced = {ref.path for ref in run.produced}
     if code is not None:
         warnings += _copy_code(code, work, produced)
+    logs = {r.output.strip() for r in record.runs if r.output.strip()}
     for ref in record.files:
         if ref.path in produced:
             continue
@@ -177,18 +187,37 @@ def _working_copy(
         if rel is None or source is None:
             warnings.append(f"file {ref.path} is not in the store: left out of the working copy")
             continue
-        target = work / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, target)
+        if record.format == "bundle" and _is_log(source, logs):
+            continue  # a bundle's run log is the record of a run's output, not its input
+        try:
+            target = work / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+        except OSError as exc:
+            raise LogbookError(f"file {ref.path!r} cannot be placed in the working copy: "
+                               f"{exc.strerror} (another file of the logbook is in its way)"
+                               ) from exc  # fmt: skip
     for name, text in run.scripts.items():
         rel = _safe_relative(name)
         if rel is None:
             warnings.append(f"script {name!r} has an unsafe path: left out")
             continue
-        target = work / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        try:
+            target = work / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise LogbookError(f"script {name!r} cannot be placed in the working copy: "
+                               f"{exc.strerror} (a file of the logbook is in its way)"
+                               ) from exc  # fmt: skip
     return warnings
+
+
+def _is_log(path: Path, logs: set[str]) -> bool:
+    """Is ``path`` a run's recorded output (a bundle keeps each run's log as a file)?"""
+    if not logs or path.stat().st_size > _TEXT_CAP:
+        return False
+    return path.read_text(encoding="utf-8", errors="replace").strip() in logs
 
 
 def _command(run: Run) -> list[str]:
@@ -334,18 +363,20 @@ def compare_outputs(recorded: str, replayed: str, rel_tol: float) -> list[str]:
     return missing
 
 
-def _replayed_metrics(work: Path, trackio_dir: Path) -> list[Metric]:
-    """Read the replay's Trackio store as the logbook reader does (through a stub logbook)."""
-    stub = work / ".replay-logbook"
-    (stub / ".trackio" / "logbook" / "pages").mkdir(parents=True, exist_ok=True)
-    (stub / ".trackio" / "logbook" / "logbook.json").write_text(
-        '{"schema_version": 2, "root": {"slug": "index", "file": "pages/index.md"}}',
-        encoding="utf-8",
-    )
-    (stub / ".trackio" / "logbook" / "pages" / "index.md").write_text("# replay\n", "utf-8")
-    if not trackio_dir.is_dir():
+def _replayed_metrics(trackio_dir: Path) -> list[Metric]:
+    """Read the replay's Trackio store as the logbook reader does (through a stub logbook in a
+    fresh folder of its own, outside the replay's: nothing there is the participant's)."""
+    if not trackio_dir.is_dir() or trackio_dir.is_symlink():
         return []
-    return read_trackio_logbook(stub, trackio_dir=trackio_dir).metrics
+    with tempfile.TemporaryDirectory(prefix="openrepro-replay-stub-") as fresh:
+        pages = Path(fresh) / ".trackio" / "logbook" / "pages"
+        pages.mkdir(parents=True)
+        (pages.parent / "logbook.json").write_text(
+            '{"schema_version": 2, "root": {"slug": "index", "file": "pages/index.md"}}',
+            encoding="utf-8",
+        )
+        (pages / "index.md").write_text("# replay\n", encoding="utf-8")
+        return read_trackio_logbook(Path(fresh), trackio_dir=trackio_dir).metrics
 
 
 def _judge_replay(
@@ -377,7 +408,7 @@ def _judge_replay(
 
 # ---- files ----
 
-_SCRATCH = (".tmp", ".replay-logbook")
+_SCRATCH = (".tmp",)
 _TEXT_CAP = 5_000_000
 
 
@@ -456,7 +487,8 @@ def _compare_files(
         else:
             differ.append(f"{ref.path}: {why}")
     return {"files_reproduced": reproduced, "file_problems": problems[:20],
-            "files_differ": differ[:20], "files_written": len(written)}  # fmt: skip
+            "files_differ": differ[:20], "files_written": len(written),
+            "written_paths": sorted(written)}  # fmt: skip
 
 
 # ---- one run ----
@@ -465,6 +497,53 @@ def _compare_files(
 def _skip(run: Run, kind: str, problem: str) -> ReplayResult:
     return ReplayResult(run_id=run.id, status="skipped",
                         details={"problem": problem, "cannot_replay": kind})  # fmt: skip
+
+
+class _Attempt(BaseModel):
+    """What one sandboxed run of a command gave."""
+
+    exit_code: int | None
+    output: str
+    seconds: float
+    metrics: list[Metric]
+    files: dict[str, Any]
+    numbers: list[float]  # the evidence numbers it gave (see _evidence_numbers)
+    warnings: list[str]
+    work: str
+
+
+def _attempt(
+    record: LogbookRecord, run: Run, command: list[str], locate: Callable[[FileRef], Path | None],
+    limits: SandboxLimits, rel_tol: float, hide: Sequence[Path], code: Path | None,
+    literal: Callable[[Path], _Inputs] | None = None,
+) -> tuple[_Attempt, _Inputs | None]:  # fmt: skip
+    """Run ``command`` once in the sandbox on a fresh working copy; with ``literal``, also read
+    what the working copy held before the run (for :func:`_not_computed`)."""
+    with tempfile.TemporaryDirectory(prefix="openrepro-replay-") as tmp:
+        work = Path(tmp) / "work"
+        work.mkdir()
+        (work / ".tmp").mkdir()
+        trackio_dir = Path(tmp) / "trackio"
+        warnings = _working_copy(record, run, locate, work, code)
+        inputs = literal(work) if literal is not None else None
+        before = _snapshot(work)
+        exit_code, output, seconds = run_sandboxed(
+            command, Path(tmp), _environment(work, trackio_dir), limits, cwd=work, hide=hide
+        )
+        # what the run wrote came back as regular files made by openrepro (no links)
+        files = _compare_files(record, run, locate, work, before, rel_tol)
+        try:
+            metrics = _replayed_metrics(trackio_dir)
+        except LogbookError as exc:
+            metrics = []
+            warnings.append(f"cannot read the replay's metrics: {exc}")
+        wanted = {ref.path for ref in run.produced}
+        produced = [work / path for path in files["written_paths"] if path in wanted]
+        numbers = _evidence_numbers(output, metrics, produced)
+    files.pop("written_paths")
+    attempt = _Attempt(exit_code=exit_code, output=output, seconds=seconds, metrics=metrics,
+                       files=files, numbers=numbers, warnings=warnings, work=str(work))  # fmt: skip
+    return attempt, inputs
 
 
 def replay_run(
@@ -492,38 +571,47 @@ def replay_run(
     if needs is not None:
         return _skip(run, *needs)
     limits = SandboxLimits(wall_s=timeout_s, memory_mb=memory_mb)
-    with tempfile.TemporaryDirectory(prefix="openrepro-replay-") as tmp:
-        work = Path(tmp) / "work"
-        work.mkdir()
-        (work / ".tmp").mkdir()
-        trackio_dir = Path(tmp) / "trackio"
-        warnings = _working_copy(record, run, locate, work, code)
-        before = _snapshot(work)
-        try:
-            exit_code, output, seconds = run_sandboxed(
-                command, Path(tmp), _environment(work, trackio_dir), limits, cwd=work, hide=hide
-            )
-        except OSError as exc:
-            problem_of = {"problem": f"cannot start the sandbox for {command[0]!r}: {exc}"}
-            return ReplayResult(run_id=run.id, status="failed", details=problem_of)
-        files = _compare_files(record, run, locate, work, before, rel_tol)
-        try:
-            metrics = _replayed_metrics(work, trackio_dir)
-        except LogbookError as exc:
-            metrics = []
-            warnings.append(f"cannot read the replay's metrics: {exc}")
-        status, details = _judge_replay(record, run, exit_code, output, metrics, rel_tol)
+    try:
+        first, inputs = _attempt(record, run, command, locate, limits, rel_tol, hide, code,
+                                 literal=lambda work: _read_inputs(run, work))  # fmt: skip
+    except (OSError, LogbookError) as exc:
+        failure = {"problem": f"cannot replay {command[0]!r}: {exc}", "command": command}
+        return ReplayResult(run_id=run.id, status="failed", details=failure)
+    output, files, seconds = first.output, first.files, first.seconds
+    status, details = _judge_replay(record, run, first.exit_code, output, first.metrics, rel_tol)
     details.update(files)
     if status == "matched" and files["file_problems"]:
         status = "mismatched"
+    if status == "matched" and inputs is not None:
+        why_not = _not_computed(run, first, inputs)
+        if why_not is None:
+            fresh = _fresh_seed(run, command)
+            if fresh is not None:
+                seeded = [*command[: fresh[0]], fresh[1], *command[fresh[0] + 1 :]]
+                try:
+                    again, _ = _attempt(record, run, seeded, locate, limits, rel_tol, hide, code)
+                except (OSError, LogbookError):
+                    again = None
+                if again is not None and again.exit_code == first.exit_code:
+                    seconds += again.seconds
+                    why_not, spread = _seed_check(first, again, rel_tol)
+                    details["fresh_seed"] = {"command": seeded, "numbers": again.numbers[:20],
+                                             "outside_spread": spread}  # fmt: skip
+                    if spread and why_not is None:
+                        status = "mismatched"
+                        details["problem"] = ("under a fresh seed the numbers leave the claim's "
+                                              f"spread ({rel_tol:g}): {spread[0]}")  # fmt: skip
+        if why_not is not None:
+            status = "not_computed"
+            details["not_computed"] = why_not
     if status == "failed":
-        why = diagnose(run, output.replace(f"{work}/", ""))
+        why = diagnose(run, output.replace(f"{first.work}/", ""))
         if why is not None:
             details["cannot_replay"], details["problem"] = why
     if status != "matched":
         details["files_reproduced"] = {}
     details.update(
-        command=command, sandbox=sandbox_description(), warnings=warnings,
+        command=command, sandbox=sandbox_description(), warnings=first.warnings,
         output_tail=output[-2000:], timeout_s=timeout_s, memory_mb=memory_mb,
     )  # fmt: skip
     level: ProvenanceLevel = "replayed" if status == "matched" else "self-recorded"
@@ -531,6 +619,175 @@ def replay_run(
         level = "testimony"
     return ReplayResult(run_id=run.id, status=status, level=level, seconds=round(seconds, 3),
                         details=details)  # fmt: skip
+
+
+# ---- numbers a run computed, and numbers it only repeated ----
+
+_FLOAT_RE = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+(?:\.\d*)?[eE][-+]?\d+)(?![\w.])")
+_CODE_SUFFIXES = frozenset({".py", ".sh", ".bash", ".zsh", ".r", ".jl", ".js", ".ts", ".pl",
+                            ".rb", ".lua", ".m", ".ipynb"})  # fmt: skip
+_INPUTS_CAP = 64 * 1024 * 1024  # bytes of the working copy read for literals and copies
+_SEED_FLAGS = ("--seed", "--random-seed", "--random_seed", "--rng-seed", "--rng_seed")
+_SEED_OFFSET = 7919
+
+
+class _Inputs(BaseModel):
+    """What a run was given before it ran: the numbers its code and command spell out, the
+    lines and sha256 of its data files."""
+
+    literals: set[float] = Field(default_factory=set)
+    lines: set[str] = Field(default_factory=set)
+    hashes: set[str] = Field(default_factory=set)
+
+
+def _floats(text: str) -> list[float]:
+    """The numbers of ``text`` written with a decimal point or an exponent (values, not
+    counters, seeds or indices)."""
+    found = []
+    for token in _FLOAT_RE.findall(_PATH_RE.sub("<path>", text)):
+        with contextlib.suppress(ValueError):
+            value = float(token)
+            if math.isfinite(value):
+                found.append(value)
+    return found
+
+
+def _all_numbers(text: str) -> set[float]:
+    found: set[float] = set()
+    for token in _NUMBER_RE.findall(text):
+        with contextlib.suppress(ValueError):
+            found.add(float(token))
+    return found
+
+
+def _python_literals(source: str) -> set[float]:
+    """The numbers a Python script spells out: numeric constants and the numbers inside its
+    strings (docstrings and comments aside); the whole text where it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return _all_numbers(source)
+    docstrings = {
+        id(node.value) for node in ast.walk(tree)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    }  # fmt: skip
+    found: set[float] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Constant) or id(node) in docstrings:
+            continue
+        value = node.value
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int | float):
+            found.add(float(value))
+            found.add(-float(value))
+        elif isinstance(value, str):
+            found |= _all_numbers(value)
+    return found
+
+
+def _read_inputs(run: Run, work: Path) -> _Inputs:
+    """What the working copy and the command give a run (read before it runs)."""
+    inputs = _Inputs()
+    for word in run.command[1:]:
+        inputs.literals |= _all_numbers(word)
+    budget = _INPUTS_CAP
+    for root, dirs, names in os.walk(work):
+        dirs[:] = sorted(d for d in dirs if d not in _SCRATCH)
+        for name in sorted(names):
+            path = Path(root) / name
+            if path.is_symlink() or not path.is_file():
+                continue
+            size = path.stat().st_size
+            if size > budget:
+                continue
+            budget -= size
+            data = path.read_bytes()
+            inputs.hashes.add(hashlib.sha256(data).hexdigest())
+            text = data.decode("utf-8", errors="replace")
+            suffix = path.suffix.lower()
+            if suffix == ".py":
+                inputs.literals |= _python_literals(text)
+            elif suffix in _CODE_SUFFIXES:
+                inputs.literals |= _all_numbers(text)
+            else:
+                inputs.lines |= {line.strip() for line in text.splitlines() if line.strip()}
+    return inputs
+
+
+def _compared_lines(output: str) -> list[str]:
+    """The output lines a replay compares (as :func:`compare_outputs` does)."""
+    return [
+        line for line in output.splitlines()
+        if line.strip() and not _TIMING_RE.search(line)
+        and not _TRACKIO_CHATTER_RE.search(line) and line.strip() != "[interrupted]"
+    ]  # fmt: skip
+
+
+def _evidence_numbers(output: str, metrics: list[Metric], produced: list[Path]) -> list[float]:
+    """The values a run gave: the numbers with a decimal point of its compared output lines and
+    of the files it is recorded to produce, and the values of its ``claims/`` metrics."""
+    numbers = [n for line in _compared_lines(output) for n in _floats(line)]
+    numbers += [m.value for m in metrics if m.key.startswith("claims/")]
+    for path in produced:
+        text = _text(path)
+        if text is not None:
+            numbers += [n for line in text.splitlines() for n in _floats(line)]
+    return numbers
+
+
+def _not_computed(run: Run, first: _Attempt, inputs: _Inputs) -> str | None:
+    """Why the run's numbers were not computed by its code (``None``: nothing says so): a file
+    it is recorded to produce is byte for byte one it was given; or every value it gave is
+    spelled out by its command or code, or stands on a line of a file it was given."""
+    produced = {ref.path: ref.sha256 for ref in run.produced}
+    copied = [path for path, sha in first.files.get("files_reproduced", {}).items()
+              if path in produced and sha in inputs.hashes]  # fmt: skip
+    if copied:
+        return f"{copied[0]} is a copy of a file the run was given"
+    if not first.numbers:
+        return None
+    lines = _compared_lines(first.output)
+    copied_lines = {n for line in lines if line.strip() in inputs.lines for n in _floats(line)}
+    literal = [n for n in first.numbers if n in inputs.literals or n in copied_lines]
+    if len(literal) == len(first.numbers):
+        shown = ", ".join(f"{n:g}" for n in first.numbers[:5])
+        return (
+            f"every value it gave ({shown}) is spelled out by its command or code, or "
+            "copied from a file it was given"
+        )
+    return None
+
+
+def _fresh_seed(run: Run, command: list[str]) -> tuple[int, str] | None:
+    """Where ``command`` names its seed, and the word with a fresh one (``None``: not seeded
+    by one integer)."""
+    for i, word in enumerate(command):
+        flag, eq, value = word.partition("=")
+        if eq and (flag in _SEED_FLAGS or flag == "seed") and value.lstrip("-").isdigit():
+            return i, f"{flag}={int(value) + _SEED_OFFSET}"
+        if word in _SEED_FLAGS and i + 1 < len(command) and command[i + 1].isdigit():
+            return i + 1, str(int(command[i + 1]) + _SEED_OFFSET)
+    return None
+
+
+def _seed_check(first: _Attempt, again: _Attempt, rel_tol: float) -> tuple[str | None, list[str]]:
+    """``(why the numbers are not computed, numbers outside the claim's spread)`` of a replay
+    under a fresh seed against the first: the same values again mean the seed plays no part."""
+    if first.numbers and first.numbers == again.numbers:
+        return ("identical numbers under a fresh seed: the seed plays no part in them", [])
+    old = _last_values([m for m in first.metrics if m.key.startswith("claims/")])
+    new = _last_values([m for m in again.metrics if m.key.startswith("claims/")])
+    by_key: dict[str, list[float]] = {}
+    for (_, key), value in new.items():
+        by_key.setdefault(key, []).append(value)
+    outside = []
+    for (_, key), value in sorted(old.items()):
+        others = by_key.get(key, [])
+        if others and not any(_close(value, o, rel_tol) for o in others):
+            outside.append(f"{key}: {value!r}, under a fresh seed {others[0]!r}")
+    return None, outside
 
 
 # ---- logbooks ----
@@ -628,8 +885,14 @@ def replay_logbook(
                 run_id=run.id, status="queued",
                 details={"expected_seconds": expected, "budget_left": round(left, 3)}))  # fmt: skip
             continue
-        result = replay_run(record, run, locate, timeout_s=left, memory_mb=memory,
-                            rel_tol=rel_tol, hide=hidden_folders(ctx), code=code)  # fmt: skip
+        try:
+            result = replay_run(record, run, locate, timeout_s=left, memory_mb=memory,
+                                rel_tol=rel_tol, hide=hidden_folders(ctx), code=code)  # fmt: skip
+        except StoreError:
+            raise
+        except Exception as exc:  # one odd run never stops the others
+            result = ReplayResult(run_id=run.id, status="failed",
+                                  details={"problem": f"cannot replay: {exc}"})  # fmt: skip
         left -= result.seconds
         report.results.append(result)
     store_results(ctx, logbook_id, claim_row, report.results)
@@ -660,7 +923,16 @@ def replay_all(
     left = budget
     for logbook_id in replay_targets(ctx):
         share = budget_per_logbook if left is None else max(0.0, min(budget_per_logbook, left))
-        report = replay_logbook(ctx, logbook_id, budget_seconds=share, memory_mb=memory_mb)
+        try:
+            report = replay_logbook(ctx, logbook_id, budget_seconds=share, memory_mb=memory_mb)
+        except StoreError:
+            raise
+        except Exception as exc:  # one odd logbook never stops replay --all
+            report = ReplayReport(
+                logbook_id=logbook_id,
+                budget_seconds=share,
+                warnings=[f"logbook {logbook_id} cannot be replayed: {exc}"],
+            )
         if left is not None:
             left -= sum(r.seconds for r in report.results)
         reports.append(report)

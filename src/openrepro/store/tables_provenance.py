@@ -13,7 +13,9 @@ from openrepro.vocabulary import PROVENANCE_LEVELS
 
 __all__ = ["REPLAY_LEVELS", "REPLAY_STATUSES", "Replay"]
 
-REPLAY_STATUSES = ("matched", "mismatched", "failed", "timeout", "skipped", "queued")
+REPLAY_STATUSES = (
+    "matched", "mismatched", "not_computed", "failed", "timeout", "skipped", "queued"
+)  # fmt: skip
 #: the levels a replay or attestation can give a run (migration 0006's constraint): every
 #: provenance level but ``reviewed``, which only an independent human review gives a verdict
 REPLAY_LEVELS = tuple(level for level in PROVENANCE_LEVELS if level != "reviewed")
