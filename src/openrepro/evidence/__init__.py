@@ -65,7 +65,7 @@ from openrepro.evidence.records import (
     Flag,
     Measurement,
     Pointer,
-    Scale,
+    ScaleFigures,
     Verdict,
 )
 from openrepro.evidence.relations import Bound, Evaluation, evaluate
@@ -88,7 +88,7 @@ __all__ = [
     "Pointer",
     "ProvenanceLevel",
     "RunStanding",
-    "Scale",
+    "ScaleFigures",
     "Verdict",
     "apply_levels",
     "at_least",
