@@ -33,7 +33,10 @@ def wall(command: list[str]) -> float:
 
 
 def heavy_modules() -> list[str]:
-    probe = f"import sys, openrepro.cli; print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    probe = (
+        "import json, sys, openrepro.cli; "
+        f"print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))"
+    )
     out = subprocess.run(
         [sys.executable, "-c", probe], check=True, capture_output=True, text=True
     ).stdout

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.markup import escape
@@ -10,14 +11,9 @@ from rich.table import Table
 
 from openrepro.cli._common import FormatOption, OutputFormat, console, open_from, print_json
 from openrepro.errors import ConfigError
-from openrepro.remote import (
-    ParticipantStatus,
-    normalise_server,
-    remote_status,
-    require_credential,
-    stored_servers,
-)
-from openrepro.workspace import workspace_server
+
+if TYPE_CHECKING:  # the client and the workspace load when the command runs, not for --help
+    from openrepro.remote import ParticipantStatus
 
 __all__ = ["status"]
 
@@ -25,6 +21,9 @@ __all__ = ["status"]
 def _server(given: str | None) -> str | None:
     """--server, else the board the current workspace was pulled from, else the one board a
     token is stored for."""
+    from openrepro.remote import normalise_server, stored_servers
+    from openrepro.workspace import workspace_server
+
     if given:
         return normalise_server(given)
     found = workspace_server(Path.cwd())
@@ -61,6 +60,8 @@ def status(
                 "which board? pass --server URL (or run this in a workspace pulled with "
                 "`pull --server`), or --as HANDLE in a local challenge folder"
             )
+        from openrepro.remote import remote_status, require_credential
+
         report = remote_status(target, token=require_credential(target).token)
     if fmt is OutputFormat.json:
         print_json(report)
