@@ -151,9 +151,11 @@ def duckdb_stats(ctx: ChallengeContext) -> tuple[float, list[Any]]:
     SQLite or PostgreSQL, into DuckDB), with the full query (the reference statements)."""
     import duckdb
     import pyarrow as pa
+    from sqlalchemy import select
+    from sqlalchemy.dialects import postgresql
 
     from openrepro.outcomes.consensus import CONSENSUS_SQL
-    from openrepro.outcomes.current import current_verdicts_sql
+    from openrepro.outcomes.current import accepted_levels, current_query
     from openrepro.outcomes.stats import _ROWS_SELECT, _ROWS_SQL
 
     con = duckdb.connect()
@@ -171,12 +173,20 @@ def duckdb_stats(ctx: ChallengeContext) -> tuple[float, list[Any]]:
             arrow = pa.table({n: [r[i] for r in rows] for i, n in enumerate(names)})
             con.register(f"{table}_arrow", arrow)
             con.execute(f"CREATE TABLE {table} AS SELECT * FROM {table}_arrow")
+    # the current-verdict query, compiled for PostgreSQL with its values inlined (DuckDB reads
+    # that SQL), nested as the CTEs eff and latest_logbook
+    cur = current_query(ctx.challenge_id, open_registration=False,
+                        accepted=accepted_levels(ctx.settings.min_provenance_verified))  # fmt: skip
+
+    def inline(statement: Any) -> str:
+        dialect = postgresql.dialect()  # type: ignore[no-untyped-call]
+        return str(statement.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
+
     sql = (
-        "WITH " + current_verdicts_sql(False) + "," + CONSENSUS_SQL.format(paper_filter="")
-        + _ROWS_SQL + _ROWS_SELECT
-    ).replace(":challenge", str(ctx.challenge_id)).replace(
-        "IN :accepted", "IN ('self-recorded', 'reviewed', 'replayed', 'attested')"
-    ).replace(":open_registration", "0")  # fmt: skip
+        f"WITH eff AS ({inline(select(*cur.columns))}),"
+        f" latest_logbook AS ({inline(select(cur.latest_logbook.c.id))}),"
+        + CONSENSUS_SQL.format(paper_filter="") + _ROWS_SQL + _ROWS_SELECT
+    ).replace(":challenge", str(ctx.challenge_id))  # fmt: skip
     return timed(lambda: con.execute(sql).fetchall())
 
 

@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import httpx2
-from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
 
 from openrepro.errors import HubError
 
@@ -57,6 +56,8 @@ def scrub(message: str, token: str | None) -> str:
 def hub_errors(where: str, token: str | None, error: type[HubError] = HubError) -> Iterator[None]:
     """Turn the Hub client's errors inside the block into ``error`` naming ``where`` (e.g.
     ``"dataset owner/name"``)."""
+    from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
+
     try:
         yield
     except HfHubHTTPError as exc:

@@ -27,7 +27,7 @@ from openrepro.claims.service import set_check
 from openrepro.identity import register, set_team
 from openrepro.papers import PaperRecord, import_papers
 from openrepro.review import StoredAnswerLog, create_stored_task, load_task
-from openrepro.review import create_app as review_app
+from openrepro.review.server import create_app as review_app
 from openrepro.store import Participant
 from openrepro.store.journal import ChangeRow, read_changes
 

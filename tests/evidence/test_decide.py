@@ -14,7 +14,7 @@ from openrepro.evidence.decide import (
     prediction_interval,
     scale_ratio,
 )
-from openrepro.evidence.records import Measurement, Pointer, Scale
+from openrepro.evidence.records import Measurement, Pointer, ScaleFigures
 
 ACC = ReportedValue(metric="accuracy", value=88.1, text="88.1%", unit="%")
 
@@ -114,10 +114,10 @@ def test_scale_parsing_and_ratio() -> None:
     assert parse_scale_number("10\u2076 draws") == 1e6  # a power of ten, not 10
     assert parse_scale_number("2 x 10^5 samples") == 2e5
     assert parse_scale_number("100 samples") == 100
-    paper = Scale(parameters=1.3e9, steps=20000)
-    assert scale_ratio(paper, Scale(parameters=125e6)) == pytest.approx(10.4)
-    assert scale_ratio(paper, Scale(parameters=1.3e9, steps=20000)) == 1.0
-    assert scale_ratio(paper, Scale(data=1e6)) is None
+    paper = ScaleFigures(parameters=1.3e9, steps=20000)
+    assert scale_ratio(paper, ScaleFigures(parameters=125e6)) == pytest.approx(10.4)
+    assert scale_ratio(paper, ScaleFigures(parameters=1.3e9, steps=20000)) == 1.0
+    assert scale_ratio(paper, ScaleFigures(data=1e6)) is None
 
 
 def test_quantified_claims() -> None:

@@ -19,10 +19,10 @@ from openrepro.board.data import recheck_entries, verdict_cells
 from openrepro.challenge import ChallengeContext
 from openrepro.freeze import export_dataset
 from openrepro.logbooks.revisions import latest_logbook_ids
-from openrepro.outcomes import compute_stats, current_verdicts
+from openrepro.outcomes import compute_stats, current_verdicts, override_verdict
 from openrepro.outreach import draft_messages
 from openrepro.recheck import decide, recheck_queue
-from openrepro.store import Claim, Logbook, Paper, Verdict
+from openrepro.store import Claim, Logbook, Paper, Verdict, VerdictEdit
 
 
 def _weak_verified(challenge: ChallengeContext) -> dict[int, str]:
@@ -123,3 +123,31 @@ def test_recheck_queue_keeps_the_window(challenge: ChallengeContext) -> None:
     assert recheck_entries(challenge) == []
     assert recheck_queue(challenge, public=True) == []
     assert {e.claim: e.consensus for e in recheck_queue(challenge)} == organizer
+
+
+def test_an_override_records_the_value_it_replaces(challenge: ChallengeContext) -> None:
+    """The old value an override keeps is the effective value outcomes counted, read through
+    the current-verdict rules: a ``verified`` below ``min_provenance_verified`` was counted as
+    ``inconclusive``, so that is what the override replaces (not the judge's ``verified``)."""
+    build_outcome_store(challenge)
+    challenge.settings.min_provenance_verified = "replayed"
+    with challenge.store.session() as session:
+        weak = next(
+            cur
+            for cur in current_verdicts(session, challenge)
+            if cur.verdict.verdict == "verified" and cur.last_edit is None
+        )
+        verdict_id = weak.verdict.id
+    assert weak.value == "inconclusive"
+    result = override_verdict(challenge, verdict_id, "falsified", reason="checked by hand")
+    assert result.old_value == "inconclusive"
+    with challenge.store.session() as session:
+        stored = session.scalars(
+            select(VerdictEdit).where(VerdictEdit.verdict_id == verdict_id)
+        ).all()
+        [now] = [c for c in current_verdicts(session, challenge) if c.verdict.id == verdict_id]
+    assert [(e.old_value, e.new_value) for e in stored] == [("inconclusive", "falsified")]
+    assert now.value == "falsified"
+    # a second override replaces the first one's value
+    again = override_verdict(challenge, verdict_id, "verified", reason="replayed by hand")
+    assert again.old_value == "falsified"

@@ -8,7 +8,8 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 from review_images import make_pairs
 
-from openrepro.review import create_app, create_task, load_task, read_answers
+from openrepro.review import create_task, load_task, read_answers
+from openrepro.review.server import create_app
 
 
 def _client(tmp_path: Path) -> tuple[TestClient, Path]:

@@ -30,12 +30,12 @@ from openrepro.judge.service import judge_logbooks
 from openrepro.papers import PaperRecord, import_papers
 from openrepro.review import (
     StoredAnswerLog,
-    create_app,
     create_stored_task,
     load_task,
     read_answers,
     schedule,
 )
+from openrepro.review.server import create_app
 from openrepro.store.tables_review import ReviewAnswerRow
 
 QUOTE = "the images generated under 2-bit quantization stay visually usable"

@@ -14,13 +14,13 @@ from openrepro.errors import ConfigError
 from openrepro.review import (
     AnswerLog,
     check_task,
-    create_app,
     create_task,
     export_task,
     load_task,
     read_answers,
     schedule,
 )
+from openrepro.review.server import create_app
 
 
 def test_task_schedule_blinding_and_durable_answers(tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 """Run the openrepro CLI in forked child processes, without paying its imports each time.
 
-``python cli_forkserver.py`` imports :mod:`openrepro.cli` once (what ``python -m openrepro``
-imports before it runs any command), then reads one JSON request per line on stdin:
+``python cli_forkserver.py`` imports :mod:`openrepro.cli` and every command's module once (what
+``python -m openrepro`` imports by the time it runs a command, and scipy.stats, which the judge
+imports when it first evaluates), then reads one JSON request per line on stdin:
 ``{"args": [...], "env": {...}, "stderr": "path"}``, optionally with ``"environ"`` (the child's
 whole environment instead of the server's updated by ``env``), ``"cwd"`` and ``"stdout"`` (a
 path; else ``/dev/null``). For each it forks a child that runs the ``openrepro`` module as
@@ -43,7 +44,7 @@ IMPORT_TIME_SETTINGS = ("OPENREPRO_MAX_CONNECTIONS",)
 # Read by nothing the server imports: pytest names the running test in it.
 IGNORED = frozenset({"PYTEST_CURRENT_TEST"})
 # Imported lazily by nearly every command (the store's migrations): once, by the server.
-PRELOADED = ("alembic.command", "alembic.runtime.migration")
+PRELOADED = ("alembic.command", "alembic.runtime.migration", "scipy.stats")
 
 
 def _child(request: dict[str, Any]) -> None:
@@ -88,8 +89,18 @@ def _child(request: dict[str, Any]) -> None:
 def serve() -> None:
     import importlib
 
-    import openrepro.cli  # noqa: F401  (the imports, done once; the children share them)
+    import typer.core
+    import typer.main
 
+    import openrepro.cli
+
+    # The imports, done once; the children share them. The command line imports a command's
+    # module only when the command runs: load every one here, as the forked children would.
+    root = typer.main.get_command(openrepro.cli.app)
+    assert isinstance(root, typer.core.TyperGroup)
+    ctx = root.make_context("openrepro", [], resilient_parsing=True)
+    for command in root.list_commands(ctx):
+        root.get_command(ctx, command)
     for name in PRELOADED:
         importlib.import_module(name)
 

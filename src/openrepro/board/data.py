@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 from sqlalchemy import select
+from sqlalchemy.orm import aliased
 
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.checks import Check
@@ -30,10 +31,10 @@ from openrepro.outcomes import (
     paper_outcomes,
     verdicts_by_day,
 )
-from openrepro.outcomes.current import current_verdicts_query
+from openrepro.outcomes.current import challenge_query
 from openrepro.papers.service import search_papers
 from openrepro.recheck import recheck_queue
-from openrepro.store import Paper
+from openrepro.store import Claim, Logbook, Paper, Participant, Verdict, VerdictEdit
 from openrepro.store.judge_queue import QueueStats, queue_stats
 
 __all__ = [
@@ -145,75 +146,77 @@ def verdict_cells(
     public: bool = True,
 ) -> list[VerdictCell]:
     """Current verdicts, optionally of one paper, logbook or participant."""
-    where = []
-    restrict = []  # the same conditions, pushed down to the logbooks considered
-    params: dict[str, Any] = {}
+    where: list[Any] = []
+    restrict: list[Any] = []  # the same conditions, pushed down to the logbooks considered
     if paper_id is not None:
-        where.append("eff.paper_id = :paper_id")
-        restrict.append("AND l.paper_id = :paper_id")
-        params["paper_id"] = paper_id
+        restrict.append(Logbook.paper_id == paper_id)
     if logbook_id is not None:
-        where.append("eff.logbook_id = :logbook_id")
-        restrict.append(
-            "AND l.paper_id = (SELECT paper_id FROM logbooks WHERE id = :logbook_id) "
-            "AND l.participant_id = (SELECT participant_id FROM logbooks WHERE id = :logbook_id)"
-        )
-        params["logbook_id"] = logbook_id
+        book = aliased(Logbook)
+        restrict += [
+            Logbook.paper_id
+            == select(book.paper_id).where(book.id == logbook_id).scalar_subquery(),
+            Logbook.participant_id
+            == select(book.participant_id).where(book.id == logbook_id).scalar_subquery(),
+        ]
     if participant_id is not None:
-        where.append("eff.participant_id = :participant_id")
-        restrict.append("AND l.participant_id = :participant_id")
-        params["participant_id"] = participant_id
-    select_sql = (
-        """
-    SELECT eff.verdict_id, eff.claim_id, c.key, p.venue_id, eff.logbook_id, pt.handle, pt.team,
-           l.revision, eff.value, v.verdict, eff.provenance, v.flags, v.rationale, v.evidence,
-           v.judge_model, e.editor, e.reason, e.source, v.created_at, v.details, c."check",
-           eff.below_minimum
-    FROM eff
-    JOIN verdicts v ON v.id = eff.verdict_id
-    JOIN claims c ON c.id = eff.claim_id
-    JOIN papers p ON p.id = eff.paper_id
-    JOIN logbooks l ON l.id = eff.logbook_id
-    JOIN participants pt ON pt.id = eff.participant_id
-    LEFT JOIN last_edit le ON le.verdict_id = eff.verdict_id
-    LEFT JOIN verdict_edits e ON e.id = le.id
-    """
-        + (("WHERE " + " AND ".join(where)) if where else "")
-        + " ORDER BY p.venue_id, c.id, pt.handle"
-    )
-    stmt, args = current_verdicts_query(
-        ctx, select_sql, public=public, restrict=" ".join(restrict), params=params
-    )
+        restrict.append(Logbook.participant_id == participant_id)
+    cur = challenge_query(ctx, public=public, where=restrict)
+    if paper_id is not None:
+        where.append(cur.paper_id == paper_id)
+    if logbook_id is not None:
+        where.append(cur.logbook_id == logbook_id)
+    if participant_id is not None:
+        where.append(cur.participant_id == participant_id)
+    edit = aliased(VerdictEdit)
+    query = (
+        select(
+            cur.verdict_id, cur.claim_id, Claim.key, Paper.venue_id, cur.logbook_id,
+            Participant.handle, Participant.team, Logbook.revision, cur.value,
+            Verdict.verdict, cur.provenance, Verdict.flags, Verdict.rationale, Verdict.evidence,
+            Verdict.judge_model, edit.editor, edit.reason, edit.source, Verdict.created_at,
+            Verdict.details, Claim.check, cur.below_minimum,
+        )
+        .select_from(cur.eff)
+        .join(Verdict, Verdict.id == cur.verdict_id)
+        .join(Claim, Claim.id == cur.claim_id)
+        .join(Paper, Paper.id == cur.paper_id)
+        .join(Logbook, Logbook.id == cur.logbook_id)
+        .join(Participant, Participant.id == cur.participant_id)
+        .outerjoin(cur.last_edit, cur.last_edit.c.verdict_id == cur.verdict_id)
+        .outerjoin(edit, edit.id == cur.last_edit.c.id)
+        .where(*where)
+        .order_by(Paper.venue_id, Claim.id, Participant.handle)
+    )  # fmt: skip
     with ctx.store.session() as session:
-        rows = session.execute(stmt, args).all()
+        rows = session.execute(query).all()
     words: dict[int, str] = {}  # claim id -> its check in words, each parsed once
     for r in rows:
-        if r[1] not in words:
-            words[r[1]] = _check_words(_json(r[20]))
+        if r.claim_id not in words:
+            words[r.claim_id] = _check_words(_json(r.check))
     return [
         VerdictCell(
-            verdict_id=r[0],
-            claim_id=r[1],
-            claim_key=r[2],
-            paper=r[3],
-            logbook_id=r[4],
-            participant=r[5],
-            team=r[6],
-            revision=r[7],
-            value=r[8],
-            judge_value=r[9],
-            provenance=r[10],
-            flags=_json(r[11]) or [],
-            rationale=r[12] or "",
-            evidence=_json(r[13]) or [],
-            judge_model=r[14] or "",
-            edited_by=r[15],
-            edit_reason=r[16],
-            edit_source=r[17],
-            created_at=r[18],
-            details=_json(r[19]) or {},
-            check_words=words[r[1]],
-            below_minimum=bool(r[21]),
+            verdict_id=r.verdict_id,
+            claim_id=r.claim_id,
+            claim_key=r.key,
+            paper=r.venue_id,
+            logbook_id=r.logbook_id,
+            participant=r.handle,
+            team=r.team,
+            revision=r.revision,
+            value=r.value,
+            judge_value=r.verdict,
+            provenance=r.provenance,
+            flags=_json(r.flags) or [],
+            rationale=r.rationale or "",
+            evidence=_json(r.evidence) or [],
+            judge_model=r.judge_model or "",
+            edited_by=r.editor,
+            edit_reason=r.reason,
+            edit_source=r.source,
+            created_at=r.created_at,
+            details=_json(r.details) or {},
+            check_words=words[r.claim_id],
+            below_minimum=bool(r.below_minimum),
         )
         for r in rows
     ]

@@ -36,6 +36,7 @@ __all__ = [
     "claim_view",
     "derived_values",
     "edit_claim",
+    "find_claim",
     "get_claim",
     "ground_quotes",
     "key_order",
@@ -123,13 +124,30 @@ def _paper(session: Session, challenge_id: int, venue_id: str) -> Paper:
     return paper
 
 
-def get_claim(session: Session, challenge_id: int, claim_id: str) -> tuple[Claim, Paper]:
+def find_claim(
+    session: Session, challenge_id: int, claim_id: str, *, paper: str | None = None
+) -> tuple[Claim, Paper] | None:
+    """The one reader of claim ids: the claim ``<paper id>/<key>`` of this challenge, or the
+    claim ``<key>`` of ``paper`` when the id names no paper (``C3``); None when there is none.
+    :class:`~openrepro.errors.ClaimError` for an id without a key."""
+    if "/" not in claim_id and paper:
+        claim_id = f"{paper}/{claim_id}"
     venue_id, key = split_claim_id(claim_id)
-    paper = _paper(session, challenge_id, venue_id)
-    claim = session.scalar(select(Claim).where(Claim.paper_id == paper.id, Claim.key == key))
-    if claim is None:
+    row = session.execute(
+        select(Claim, Paper)
+        .join(Paper, Paper.id == Claim.paper_id)
+        .where(Paper.challenge_id == challenge_id, Paper.venue_id == venue_id, Claim.key == key)
+    ).first()
+    return (row[0], row[1]) if row is not None else None
+
+
+def get_claim(session: Session, challenge_id: int, claim_id: str) -> tuple[Claim, Paper]:
+    """:func:`find_claim`, or NotFoundError naming the paper or the claim that is missing."""
+    found = find_claim(session, challenge_id, claim_id)
+    if found is None:
+        _paper(session, challenge_id, split_claim_id(claim_id)[0])  # no such paper: says so
         raise NotFoundError(f"no claim {claim_id!r}")
-    return claim, paper
+    return found
 
 
 def resolve_claim(session: Session, challenge_id: int, claim: str) -> tuple[Claim, Paper]:

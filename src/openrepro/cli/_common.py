@@ -6,7 +6,7 @@ import getpass
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from pydantic import BaseModel
@@ -21,7 +21,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from openrepro.challenge import ChallengeContext, open_challenge
+if TYPE_CHECKING:  # the store loads when a command opens the challenge, not for --help
+    from openrepro.challenge import ChallengeContext
 
 __all__ = [
     "FormatOption",
@@ -65,6 +66,8 @@ def print_json(data: Any) -> None:
 
 def open_from(ctx: typer.Context) -> ChallengeContext:
     """Open the challenge named by the global ``--dir`` option (or found from the cwd)."""
+    from openrepro.challenge import open_challenge
+
     directory: Path | None = (ctx.obj or {}).get("dir")
     challenge = open_challenge(directory)
     ctx.call_on_close(challenge.close)

@@ -18,7 +18,6 @@ from openrepro.review import (
     create_task,
     export_task,
     load_task,
-    serve_task,
 )
 
 __all__ = ["app"]
@@ -101,6 +100,8 @@ def serve(
     port: int = typer.Option(8765, "--port", help="Port to listen on."),
 ) -> None:
     """Serve the review page: one item at a time, keyboard shortcuts, resumable."""
+    from openrepro.review.server import serve_task  # FastAPI: only this command needs it
+
     task = load_task(folder)
     log: AnswerLog | None = None
     if task.stored_id is not None:  # answers go to the store (and to answers.csv)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.markup import escape
@@ -18,16 +19,10 @@ from openrepro.cli._common import (
     print_json,
 )
 from openrepro.errors import ConfigError
-from openrepro.remote import (
-    ParticipantStatus,
-    normalise_server,
-    remote_queue,
-    remote_status,
-    require_credential,
-    stored_servers,
-)
-from openrepro.store.judge_queue import QueueStats, queue_stats
-from openrepro.workspace import workspace_server
+
+if TYPE_CHECKING:  # the client, the store and the workspace load when the command runs
+    from openrepro.remote import ParticipantStatus
+    from openrepro.store.judge_queue import QueueStats
 
 __all__ = ["status"]
 
@@ -35,6 +30,9 @@ __all__ = ["status"]
 def _server(given: str | None) -> str | None:
     """--server, else the board the current workspace was pulled from, else the one board a
     token is stored for."""
+    from openrepro.remote import normalise_server, stored_servers
+    from openrepro.workspace import workspace_server
+
     if given:
         return normalise_server(given)
     found = workspace_server(Path.cwd())
@@ -98,6 +96,8 @@ def status(
 
 
 def _report(ctx: typer.Context, server: str | None, handle: str | None) -> ParticipantStatus:
+    from openrepro.remote import remote_status, require_credential
+
     if handle and not server:
         from openrepro.board.status import participant_status
 
@@ -113,6 +113,9 @@ def _report(ctx: typer.Context, server: str | None, handle: str | None) -> Parti
 
 def _queue(ctx: typer.Context, server: str | None, handle: str | None) -> QueueStats:
     """The queue of the board at --server (an organizer's token), else of the local challenge."""
+    from openrepro.remote import normalise_server, remote_queue, require_credential
+    from openrepro.store.judge_queue import queue_stats
+
     target = normalise_server(server) if server else None
     if target is None and handle is None:
         try:

@@ -40,7 +40,8 @@ from openrepro.identity.service import register
 from openrepro.judge.service import judge_logbooks
 from openrepro.logbooks.submit import submit_logbook
 from openrepro.papers import PaperRecord, import_papers
-from openrepro.review import StoredAnswerLog, create_app, create_stored_task, load_task, schedule
+from openrepro.review import StoredAnswerLog, create_stored_task, load_task, schedule
+from openrepro.review.server import create_app
 from openrepro.workspace import pull_paper
 
 __all__ = [

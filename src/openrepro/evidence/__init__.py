@@ -13,12 +13,15 @@ The layer below the judge's workflow (see docs/design.md, "The judge"):
   provenance level (from stored replays and attestations);
 - :mod:`~openrepro.evidence.relations`: a claim's check evaluated over the values bound to its
   quantities, with statistics over seeds;
+- :mod:`~openrepro.evidence.agreement`: agreement statistics of human reviewers' answers (Cohen's
+  kappa, Krippendorff's alpha);
 - :mod:`~openrepro.evidence.testimony`: what the participant's prose says (never evidence).
 
 Nothing here runs a model, replays a command or writes to the store; ``judge``, ``provenance``
 (replay, attestation) and ``recheck`` build on it.
 """
 
+from openrepro.evidence.agreement import cohen_kappa, krippendorff_alpha, percent_agreement
 from openrepro.evidence.checks import (
     DOWNGRADING_FLAGS,
     EvidenceLevels,
@@ -62,7 +65,7 @@ from openrepro.evidence.records import (
     Flag,
     Measurement,
     Pointer,
-    Scale,
+    ScaleFigures,
     Verdict,
 )
 from openrepro.evidence.relations import Bound, Evaluation, evaluate
@@ -85,7 +88,7 @@ __all__ = [
     "Pointer",
     "ProvenanceLevel",
     "RunStanding",
-    "Scale",
+    "ScaleFigures",
     "Verdict",
     "apply_levels",
     "at_least",
@@ -93,15 +96,18 @@ __all__ = [
     "check_pointer",
     "check_record",
     "claim_metric_prefix",
+    "cohen_kappa",
     "compare",
     "decide",
     "evaluate",
     "evidence_items",
     "is_quantified_over_all",
+    "krippendorff_alpha",
     "level_rank",
     "looks_like_injection",
     "measurements",
     "parse_scale_number",
+    "percent_agreement",
     "scale_ratio",
     "stance_of",
     "stored_levels",

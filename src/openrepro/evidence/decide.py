@@ -49,16 +49,21 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from openrepro.claims.values import ReportedValue, parse_number
-from openrepro.evidence.records import Decision, Flag, Measurement, Scale, Verdict
+from openrepro.claims.values import ReportedValue, Scale, parse_number
+from openrepro.evidence.gather import claim_metric_prefix
+from openrepro.evidence.records import Decision, Flag, Measurement, ScaleFigures, Verdict
+from openrepro.logbooks.records import LogbookRecord
 
 __all__ = [
     "DEFAULT_REL_TOL",
+    "SCALE_DIMENSIONS",
     "SCALE_FACTOR",
     "Comparison",
     "compare",
     "decide",
     "is_quantified_over_all",
+    "logbook_scale",
+    "paper_scale",
     "parse_scale_number",
     "prediction_interval",
     "scale_ratio",
@@ -249,7 +254,32 @@ def parse_scale_number(text: str) -> float | None:
     return number * _SUFFIX.get(match.group("suffix") or "", 1.0)
 
 
-def scale_ratio(paper: Scale, used: Scale) -> float | None:
+#: The scale a logbook logs for a claim: metrics ``claims/<id>/scale/<dimension>``.
+SCALE_DIMENSIONS = ("parameters", "data", "steps")
+
+
+def paper_scale(stated: Scale) -> ScaleFigures:
+    """The scale a claim states (model size, data size, steps), in numbers."""
+    return ScaleFigures(
+        parameters=parse_scale_number(stated.model_size) if stated.model_size else None,
+        data=parse_scale_number(stated.data_size) if stated.data_size else None,
+        steps=parse_scale_number(stated.steps) if stated.steps else None,
+    )
+
+
+def logbook_scale(record: LogbookRecord, claim_id: str) -> ScaleFigures:
+    """The scale the logbook says it used for a claim: metrics
+    ``claims/<id>/scale/<parameters|data|steps>``."""
+    prefix = claim_metric_prefix(claim_id) + "scale/"
+    found = {
+        m.key[len(prefix) :]: m.value
+        for m in record.metrics
+        if m.key.startswith(prefix) and m.key[len(prefix) :] in SCALE_DIMENSIONS
+    }
+    return ScaleFigures.model_validate(found)
+
+
+def scale_ratio(paper: ScaleFigures, used: ScaleFigures) -> float | None:
     """How many times smaller the logbook's scale is than the paper's (the largest factor over
     parameters, data and steps that both state), or None when nothing is comparable."""
     ratios = [

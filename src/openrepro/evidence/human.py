@@ -18,7 +18,7 @@ count and the judgement is ``reviewed``; otherwise every reviewer counts and the
 ``min_self_agreement``, or with no repeated item answered, is left out of the decision and named.
 
 **Inter-rater agreement** on each counted reviewer's first answer per item: Cohen's kappa for
-two reviewers, Krippendorff's alpha (nominal) for more (:mod:`openrepro.review.agreement`).
+two reviewers, Krippendorff's alpha (nominal) for more (:mod:`openrepro.evidence.agreement`).
 
 **Items.** An item is *positive* when most counted reviewers' first answers are the claimed one
 (``usable``; for ``preference``, ``B``: the method's output preferred over the baseline's,
@@ -55,11 +55,10 @@ from itertools import combinations
 from typing import Literal
 
 from pydantic import BaseModel, Field
-from scipy import stats
 
 from openrepro.claims.checks.records import HUMAN_ANSWERS, Check, HumanScale, Relation
+from openrepro.evidence.agreement import cohen_kappa, krippendorff_alpha, percent_agreement
 from openrepro.evidence.records import Pointer
-from openrepro.review.agreement import cohen_kappa, krippendorff_alpha, percent_agreement
 from openrepro.vocabulary import ProvenanceLevel
 
 __all__ = [
@@ -201,6 +200,8 @@ def _undecided(base: HumanEvaluation, rule: str, flag: str, detail: str) -> Huma
 
 def evaluate_human(check: Check, reviews: HumanReviews | None) -> HumanEvaluation:
     """Decide the ``human`` check ``check`` from ``reviews`` (the module docstring's table)."""
+    from scipy import stats
+
     judgement = check.judgement()
     share = check.human_share()
     claimed = HUMAN_ANSWERS[judgement.scale][0]

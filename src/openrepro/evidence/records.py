@@ -21,7 +21,7 @@ __all__ = [
     "Flag",
     "Measurement",
     "Pointer",
-    "Scale",
+    "ScaleFigures",
     "Verdict",
     "describe_pointer",
 ]
@@ -118,8 +118,10 @@ class Measurement(BaseModel):
     level: ProvenanceLevel = "self-recorded"  # provenance of the run it came from
 
 
-class Scale(BaseModel):
-    """A scale in comparable numbers (parameters, examples/tokens, steps); None = unknown."""
+class ScaleFigures(BaseModel):
+    """A scale in comparable numbers (parameters, examples/tokens, steps); None = unknown. The
+    paper's comes from the scale its claim states (:class:`openrepro.claims.values.Scale`, read by
+    :func:`openrepro.evidence.decide.paper_scale`), a logbook's from the metrics it logs."""
 
     parameters: float | None = None
     data: float | None = None

@@ -109,7 +109,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
-from scipy import stats
 
 from openrepro.claims.checks.records import (
     Check,
@@ -257,6 +256,8 @@ def _usable_bound(b: Bound) -> Bound:
 
 def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> Interval:
     """The mean of the seeds with its Student t interval (one-sample)."""
+    from scipy import stats
+
     n = len(values)
     mean = math.fsum(values) / n
     if n < 2:
@@ -296,6 +297,8 @@ def welch_interval(
     a: Sequence[float], b: Sequence[float], confidence: float = CONFIDENCE
 ) -> Interval:
     """mean(a) - mean(b) with Welch's t interval, from both sides' seeds."""
+    from scipy import stats
+
     diff = math.fsum(a) / len(a) - math.fsum(b) / len(b)
     n = len(a) + len(b)
     if len(a) < 2 or len(b) < 2:
@@ -644,6 +647,8 @@ def _steps_against(
 
 
 def _trend(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evaluation:
+    from scipy import stats
+
     b = bound[check.subject]
     xy = _xy(b)
     if xy is None or len(set(xy[0])) < 3:
@@ -736,6 +741,8 @@ def _aicc(rss: float, n: int, k: int) -> float:
 
 
 def _growth(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evaluation:
+    from scipy import stats
+
     b = bound[check.subject]
     xy = _xy(b)
     if xy is None or len(set(xy[0])) < 3:
@@ -842,6 +849,8 @@ def _law_rule(claimed: float, best_rival: float, rate_outcome: str) -> tuple[str
 
 def _fit_line(fx: Sequence[float], ly: Sequence[float], t: float) -> tuple[float, Interval]:
     """The residual sum of squares of ``ly`` on ``fx`` and the slope with its t interval."""
+    from scipy import stats
+
     fit = stats.linregress(fx, ly)
     rss = math.fsum(
         (yi - (fit.intercept + fit.slope * fi)) ** 2 for fi, yi in zip(fx, ly, strict=True)
@@ -860,6 +869,8 @@ def _exponential(
     ``log y``) with a power law (``log y`` linear in ``log x``, where every x > 0) and a
     constant; the growth rate ``ln b`` must have the claimed sign, a stated base b must lie
     within the tolerance (rules G1-G3, as for the other laws)."""
+    from scipy import stats
+
     if any(v <= 0 for v in y):
         return _undecided(
             check, "E4", "nonpositive", "an exponential law needs positive values", [b]
@@ -924,6 +935,8 @@ def _rate(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evalua
     t interval, against the claimed order: ``O`` holds when ``p <= exponent + margin`` (a faster
     decay holds too), ``Omega`` when ``p >= exponent - margin``, ``Theta`` within the margin on
     both sides; the negation is the interval wholly outside (rules O1-O3)."""
+    from scipy import stats
+
     assert check.rate is not None
     b = bound[check.subject]
     xy = _xy(b)

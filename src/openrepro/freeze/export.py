@@ -44,7 +44,7 @@ from openrepro.freeze.tables import TABLES, Column, TableSpec
 from openrepro.identity import LOCAL_ORGANIZER, Actor, reopen, set_frozen
 from openrepro.logbooks.revisions import latest_logbook_ids
 from openrepro.outcomes import author_responses, claim_consensus, compute_stats, paper_outcomes
-from openrepro.outcomes.current import current_verdicts_query
+from openrepro.outcomes.current import challenge_query
 from openrepro.store import (
     Challenge,
     Claim,
@@ -292,8 +292,10 @@ def _claim_edits(session: Session, cid: int) -> list[dict[str, Any]]:
 
 
 def _verdicts(session: Session, ctx: ChallengeContext, edited: set[int]) -> list[dict[str, Any]]:
-    stmt, args = current_verdicts_query(ctx, " SELECT verdict_id, value FROM eff", public=False)
-    effective = {int(vid): str(value) for vid, value in session.execute(stmt, args)}
+    cur = challenge_query(ctx, public=False)
+    effective = {
+        int(r.verdict_id): str(r.value) for r in session.execute(select(cur.verdict_id, cur.value))
+    }
     v = Verdict
     stmt = (
         select(

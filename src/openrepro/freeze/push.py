@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from huggingface_hub import HfApi
 from pydantic import BaseModel
 
 from openrepro.errors import PushError
@@ -37,6 +36,8 @@ def push_dataset(
     message: str = "Freeze of the reproduction record",
 ) -> PushReport:
     """Upload the frozen ``folder`` as the Dataset ``repo_id`` (created if missing)."""
+    from huggingface_hub import HfApi
+
     check_repo_id(repo_id, "dataset", PushError)
     if not folder.is_dir():
         raise PushError(f"{folder}: not a folder")

@@ -16,13 +16,13 @@ import re
 import time
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Any
-
-from huggingface_hub import HfApi
-from huggingface_hub._jobs_api import JobInfo
+from typing import TYPE_CHECKING, Any
 
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import JobError
+
+if TYPE_CHECKING:  # huggingface_hub is imported when the backend is opened
+    from huggingface_hub._jobs_api import JobInfo
 
 __all__ = [
     "LABEL_PREFIX",
@@ -69,6 +69,8 @@ class HfJobs:
     """One challenge's access to HF Jobs (endpoint, token and namespace from its settings)."""
 
     def __init__(self, ctx: ChallengeContext) -> None:
+        from huggingface_hub import HfApi
+
         settings = ctx.settings
         self.ctx = ctx
         self.api = HfApi(endpoint=settings.hf_endpoint or None, token=settings.hf_token or None)

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import select
 
 from openrepro.challenge import ChallengeContext
+from openrepro.claims.service import find_claim
 from openrepro.errors import JobError, NotFoundError, PermissionDeniedError
 from openrepro.jobs import ledger
 from openrepro.jobs.citations import JOB_ID_RE
@@ -214,11 +215,10 @@ def _target(
             raise NotFoundError(f"no paper {paper!r} in this challenge")
         claim_id = None
         if claim:
-            claim_id = session.scalar(
-                select(Claim.id).where(Claim.paper_id == paper_id, Claim.key == claim)
-            )
-            if claim_id is None:
+            found = find_claim(session, ctx.challenge_id, claim, paper=paper)
+            if found is None:
                 raise NotFoundError(f"no claim {claim!r} in paper {paper}")
+            claim_id = found[0].id
     return paper_id, claim_id, paper, claim
 
 

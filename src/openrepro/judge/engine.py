@@ -38,19 +38,19 @@ from openrepro.evidence.decide import (
     SCALE_FACTOR,
     compare,
     decide,
-    parse_scale_number,
+    logbook_scale,
+    paper_scale,
     scale_ratio,
     units_disagree,
 )
 from openrepro.evidence.gather import (
-    claim_metric_prefix,
     looks_like_injection,
     measurements,
     neutralise,
 )
 from openrepro.evidence.human import HumanReviews, evaluate_human
 from openrepro.evidence.levels import ProvenanceLevel
-from openrepro.evidence.records import FLAGS, Decision, Flag, Measurement, Pointer, Scale
+from openrepro.evidence.records import FLAGS, Decision, Flag, Measurement, Pointer
 from openrepro.evidence.relations import evaluate
 from openrepro.evidence.testimony import testimony_stance
 from openrepro.llm import LLMClient, Message, Usage
@@ -76,7 +76,6 @@ NO_CHECK_REASON = (
     "or a drafted one); propose one in checks.json"
 )
 POINTER_PROMPT_VERSION = "judge-pointer-v1"  # the model chooses a numbered pointer (rule 4)
-_SCALE_DIMS = ("parameters", "data", "steps")
 
 
 class JudgedClaim(BaseModel):
@@ -95,24 +94,6 @@ def judge_config(model: str = "", rel_tol: float = DEFAULT_REL_TOL) -> str:
     """A short id of everything that shapes a verdict: rules, prompt, model, tolerance."""
     payload = json.dumps([JUDGE_VERSION, PROMPT_VERSION, POINTER_PROMPT_VERSION, model, rel_tol])
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
-
-
-def _paper_scale(claim: ClaimView) -> Scale:
-    return Scale(
-        parameters=parse_scale_number(claim.scale.model_size) if claim.scale.model_size else None,
-        data=parse_scale_number(claim.scale.data_size) if claim.scale.data_size else None,
-        steps=parse_scale_number(claim.scale.steps) if claim.scale.steps else None,
-    )
-
-
-def _logbook_scale(record: LogbookRecord, claim_id: str) -> Scale:
-    """The scale the logbook says it used: metrics ``claims/<id>/scale/<parameters|data|steps>``."""
-    prefix = claim_metric_prefix(claim_id) + "scale/"
-    found: dict[str, float] = {}
-    for metric in record.metrics:
-        if metric.key.startswith(prefix) and metric.key[len(prefix) :] in _SCALE_DIMS:
-            found[metric.key[len(prefix) :]] = metric.value
-    return Scale.model_validate(found)
 
 
 def _extra_flags(record: LogbookRecord, claim: ClaimView, verdict_hint: str | None) -> list[Flag]:
@@ -275,7 +256,7 @@ def _by_check(
             provenance=verdict_level(used),
             details={"bindings": [b.model_dump(mode="json") for b in binding.bindings]},
         ), binding, usage  # fmt: skip
-    ratio = scale_ratio(_paper_scale(claim), _logbook_scale(record, claim.id))
+    ratio = scale_ratio(paper_scale(claim.scale), logbook_scale(record, claim.id))
     reduced = ratio is not None and ratio >= SCALE_FACTOR
     result = evaluate(claim.check, bound, reduced_scale=reduced)
     flags: list[Flag] = [f for f in FLAGS if f in result.flags]

@@ -30,11 +30,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 
 from openrepro.challenge import ChallengeContext
+from openrepro.claims.service import find_claim
 from openrepro.errors import LabelError, NotFoundError
 from openrepro.evidence.levels import PROVENANCE_LEVELS
 from openrepro.evidence.records import VERDICTS, Verdict
 from openrepro.jsonl import read_records
-from openrepro.store import Claim, Logbook, Paper, Participant
+from openrepro.store import Logbook, Paper, Participant
 from openrepro.store import Verdict as StoredVerdict
 
 __all__ = [
@@ -176,17 +177,11 @@ def _resolve_logbook(ctx: ChallengeContext, ref: int | str, paper: str) -> int:
 
 
 def _resolve_claim(ctx: ChallengeContext, claim: str) -> tuple[int, str]:
-    venue, _, key = claim.rpartition("/")
     with ctx.store.session() as session:
-        row = session.execute(
-            select(Claim.id, Claim.kind)
-            .join(Paper, Paper.id == Claim.paper_id)
-            .where(Paper.challenge_id == ctx.challenge_id, Paper.venue_id == venue,
-                   Claim.key == key)
-        ).first()  # fmt: skip
-    if row is None:
-        raise NotFoundError(f"no claim {claim}")
-    return row.id, row.kind
+        found = find_claim(session, ctx.challenge_id, claim)
+        if found is None:
+            raise NotFoundError(f"no claim {claim}")
+        return found[0].id, found[0].kind
 
 
 def _latest_config(ctx: ChallengeContext) -> str:

@@ -21,8 +21,8 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from huggingface_hub import CommitOperationAdd, HfApi
 from pydantic import BaseModel, Field
 
 from openrepro import hub
@@ -31,6 +31,9 @@ from openrepro.logbooks.bundle import read_bundle
 from openrepro.logbooks.records import FileRef, LogbookRecord
 from openrepro.logbooks.site import Locate, build_site
 from openrepro.papers.sources.arxiv import normalize_arxiv_id
+
+if TYPE_CHECKING:  # huggingface_hub is imported when something is published
+    from huggingface_hub import HfApi
 
 __all__ = ["SPACE_TAGS", "TRACE_FILE", "PublishReport", "check_repo_id", "publish_bundle"]
 
@@ -90,6 +93,8 @@ def _site_files(folder: Path) -> list[str]:
 
 
 def _commit(api: HfApi, repo_id: str, repo_type: str, files: dict[str, Path], message: str) -> str:
+    from huggingface_hub import CommitOperationAdd
+
     operations = [
         CommitOperationAdd(path_in_repo=path, path_or_fileobj=str(source))
         for path, source in sorted(files.items())
@@ -132,6 +137,8 @@ def publish_bundle(
         check_repo_id(dataset_id, "trace dataset")
         if not trace.is_file():
             raise PublishError(f"trace {trace}: not a file")
+    from huggingface_hub import HfApi
+
     record = read_bundle(root)
     title = record.title or record.paper_id or space_id
     api = HfApi(endpoint=endpoint, token=token)

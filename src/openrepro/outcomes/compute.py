@@ -15,16 +15,24 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import select, text
+from sqlalchemy import Column, Integer, MetaData, Table, insert, select, text
 from sqlalchemy.orm import Session
 
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import NotFoundError
 from openrepro.outcomes import derived
-from openrepro.outcomes.consensus import CONSENSUS_SQL, LEVELS_SQL, OUTCOMES_SQL
-from openrepro.outcomes.current import current_verdicts_sql, hidden_papers, query_params, statement
+from openrepro.outcomes.consensus import BY_PAPER, CONSENSUS_SQL, LEVELS_SQL, OUTCOMES_SQL
+from openrepro.outcomes.current import (
+    accepted_levels,
+    current_query,
+    hidden_papers,
+    open_registration,
+    query_params,
+    statement,
+)
 from openrepro.outcomes.records import ClaimConsensus, PaperOutcome, level_counts
 from openrepro.store import Paper
+from openrepro.store.tables_outcomes import OutcomeVerdict
 
 __all__ = [
     "claim_consensus",
@@ -44,16 +52,13 @@ def run_sql(
     """``tail`` (a ``SELECT``, or more expressions after a comma) over ``latest_logbook``,
     ``eff`` and ``consensus``; ``{paper_filter}`` in it restricts papers ``p``. From the derived
     tables (call :func:`derived.ensure_fresh` first), or with ``reference`` the full query."""
-    hidden = hidden_papers(ctx) if public else []
     paper_filter = "AND p.id IN :papers" if paper_ids is not None else ""
     if reference:
-        head = (
-            current_verdicts_sql(bool(hidden), paper_filter)
-            + ","
-            + CONSENSUS_SQL.format(paper_filter=paper_filter)
-        )
-    else:
-        head = derived.derived_sql(bool(hidden), paper_filter.replace("p.id", "paper_id"))
+        return _reference(session, ctx, [tail.format(paper_filter=paper_filter)], public,
+                          paper_ids)[0]  # fmt: skip
+    hidden = hidden_papers(ctx) if public else []
+    derived_filter = "AND paper_id IN :papers" if paper_ids is not None else ""
+    head = derived.derived_sql(bool(hidden), derived_filter)
     stmt = statement("WITH " + head + tail.format(paper_filter=paper_filter))
     return list(session.execute(stmt, query_params(ctx, hidden, paper_ids)).all())
 
@@ -78,19 +83,38 @@ def run_many(
     session: Session, ctx: ChallengeContext, tails: Sequence[str], public: bool,
     *, reference: bool = False,
 ) -> list[list[Any]]:  # fmt: skip
-    """Several statements over the same current verdicts and consensus. From the derived tables
+    """Several statements over the same current verdicts and consensus: from the derived tables
     (call :func:`derived.ensure_fresh` first), each tail reads them directly; with
-    ``reference``, every step of the full query (latest logbooks, latest verdicts, edits,
-    effective values, teams, consensus) is materialised in turn into a temporary table of this
-    connection, then each tail reads them."""
+    ``reference``, from the full query (:func:`_reference`)."""
     if not reference:
         return [run_sql(session, ctx, tail, public, None) for tail in tails]
+    return _reference(session, ctx, tails, public, None)
+
+
+def _reference(
+    session: Session, ctx: ChallengeContext, tails: Sequence[str], public: bool,
+    paper_ids: Sequence[int] | None,
+) -> list[list[Any]]:  # fmt: skip
+    """``tails`` over the full query: every step (the latest logbooks and the current verdicts
+    of :func:`current_query`, then each step of consensus) is materialised in turn into a
+    temporary table of this connection, then each tail reads them."""
     hidden = hidden_papers(ctx) if public else []
-    steps = _split_ctes(
-        current_verdicts_sql(bool(hidden)) + "," + CONSENSUS_SQL.format(paper_filter="")
+    where = [Paper.id.in_(list(paper_ids))] if paper_ids is not None else []
+    cur = current_query(
+        ctx.challenge_id,
+        accepted=accepted_levels(ctx.settings.min_provenance_verified),
+        open_registration=bool(open_registration(ctx)),
+        hidden=hidden,
+        where=where,
     )
-    params = query_params(ctx, hidden)
+    paper_filter = "AND p.id IN :papers" if paper_ids is not None else ""
+    params = query_params(ctx, [], paper_ids)
     bind = session.connection()
+    metadata = MetaData()
+    types = OutcomeVerdict.__table__.c
+    latest = Table("or_latest_logbook", metadata, Column("id", Integer), prefixes=["TEMPORARY"])
+    eff = Table("or_eff", metadata, *(Column(c.name, types[c.name].type) for c in cur.columns),
+                prefixes=["TEMPORARY"])  # fmt: skip
     done: list[str] = []
 
     def prefix() -> str:
@@ -101,14 +125,23 @@ def run_many(
         )
 
     try:
-        for name, body in steps:
-            sql = f"CREATE TEMPORARY TABLE or_{name} AS {prefix()}{body}"
-            stmt = statement(sql)
-            bind.execute(stmt, {k: v for k, v in params.items() if f":{k}" in body})
+        latest.create(bind)
+        done.append("latest_logbook")
+        bind.execute(insert(latest).from_select(["id"], select(cur.latest_logbook.c.id)))
+        eff.create(bind)
+        done.append("eff")
+        bind.execute(insert(eff).from_select([c.name for c in cur.columns], select(*cur.columns)))
+        for name, body in _split_ctes(CONSENSUS_SQL.format(paper_filter=paper_filter)):
+            bind.execute(statement(f"CREATE TEMPORARY TABLE or_{name} AS {prefix()}{body}"),
+                         {k: v for k, v in params.items() if f":{k}" in body})  # fmt: skip
             done.append(name)
         head = prefix().rstrip()
-        args = {"challenge": ctx.challenge_id}
-        return [list(bind.execute(text(head + tail), args).all()) for tail in tails]
+        out = []
+        for tail in tails:
+            sql = head + tail
+            args = {k: v for k, v in params.items() if f":{k}" in sql}
+            out.append(list(bind.execute(statement(sql), args).all()))
+        return out
     finally:
         for name in done:
             bind.execute(text(f"DROP TABLE IF EXISTS or_{name}"))
@@ -190,7 +223,10 @@ def paper_outcomes(
             raise NotFoundError(f"no paper with id {', '.join(map(repr, missing))}")
         paper_ids = [*(paper_ids or []), *(found[v] for v in venue_ids)]
     if reference:
-        rows = _read(ctx, "," + OUTCOMES_SQL, public, paper_ids, reference)
+        outcomes = OUTCOMES_SQL.format(
+            paper_filter="{paper_filter}", extra_columns="", order=BY_PAPER
+        )
+        rows = _read(ctx, "," + outcomes, public, paper_ids, reference)
     else:
         derived.ensure_fresh(ctx)
         hidden = hidden_papers(ctx) if public else []

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from openrepro.vocabulary import PROVENANCE_LEVELS
 
-__all__ = ["AGREES", "CONSENSUS_SQL", "LEVELS_SQL", "LEVEL_TOTALS_SQL", "OUTCOMES_SQL"]
+__all__ = ["AGREES", "BY_PAPER", "CONSENSUS_SQL", "LEVELS_SQL", "LEVEL_TOTALS_SQL", "OUTCOMES_SQL"]
 
 
 def _rank(column: str) -> str:
@@ -82,6 +82,8 @@ CONSENSUS_SQL = f"""
 
 #: After ``consensus``: one row per paper of the challenge (attempted or not) with its counts of
 #: claims per consensus value, its current logbooks and whether any verdict examined it.
+#: ``{extra_columns}`` adds columns after ``examined`` (", ..." or nothing), ``{order}`` the
+#: rows' order (:data:`BY_PAPER`, or nothing where the rows are inserted into a table).
 OUTCOMES_SQL = """
     per_paper AS (
         SELECT paper_id,
@@ -103,13 +105,16 @@ OUTCOMES_SQL = """
            COALESCE(pp.claims, 0) AS claims, COALESCE(b.n, 0) AS logbooks,
            COALESCE(pp.verified, 0), COALESCE(pp.falsified, 0), COALESCE(pp.contested, 0),
            COALESCE(pp.toy_only, 0), COALESCE(pp.inconclusive, 0), COALESCE(pp.unattempted, 0),
-           CASE WHEN j.paper_id IS NULL THEN 0 ELSE 1 END AS examined
+           CASE WHEN j.paper_id IS NULL THEN 0 ELSE 1 END AS examined{extra_columns}
     FROM papers p
     LEFT JOIN per_paper pp ON pp.paper_id = p.id
     LEFT JOIN judged j ON j.paper_id = p.id
     LEFT JOIN books b ON b.paper_id = p.id
     WHERE p.challenge_id = :challenge {paper_filter}
-    ORDER BY p.id"""
+    {order}"""
+
+#: :data:`OUTCOMES_SQL`'s order for readers.
+BY_PAPER = "ORDER BY p.id"
 
 #: After ``consensus``: claims per (paper, ``level``, ``below_minimum``), for the claims with
 #: either (verified claims by the strength of their evidence, and claims whose verified verdicts

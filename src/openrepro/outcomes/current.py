@@ -25,31 +25,45 @@ confirmed and the claim judged again. The judge's own value is kept beside it.
 
 Consensus, paper outcomes and stats (:mod:`openrepro.outcomes.compute`), the re-check queue,
 author outreach, the board, the static site and the frozen dataset all read current verdicts
-from here: :func:`current_verdicts_sql` for statements written in SQL over ``eff``, and
-:func:`current_verdicts` for code that wants the stored rows.
+from here: :func:`current_query`, SQLAlchemy Core common table expressions whose columns are
+read by name (a :class:`CurrentQuery`'s attributes: renaming one fails the type check where it
+is read), and :func:`current_verdicts` for code that wants the stored rows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import bindparam, func, select, text
-from sqlalchemy.orm import Session, defer, selectinload
+from sqlalchemy import (
+    CTE,
+    ColumnElement,
+    and_,
+    bindparam,
+    case,
+    func,
+    literal,
+    not_,
+    select,
+    text,
+)
+from sqlalchemy.orm import Session, aliased, defer, selectinload
 
 from openrepro.challenge import ChallengeContext
 from openrepro.evidence import PROVENANCE_LEVELS
-from openrepro.logbooks.revisions import latest_logbook_sql
-from openrepro.store import Logbook, Paper, Participant, Verdict, VerdictEdit
+from openrepro.logbooks.revisions import latest_logbook_select
+from openrepro.store import Claim, Logbook, Paper, Participant, Verdict, VerdictEdit
 
 __all__ = [
+    "CurrentQuery",
     "CurrentVerdict",
     "accepted_levels",
+    "challenge_query",
+    "current_query",
     "current_verdicts",
-    "current_verdicts_query",
-    "current_verdicts_sql",
+    "effective_value",
     "hidden_papers",
     "open_registration",
     "query_params",
@@ -64,62 +78,169 @@ def accepted_levels(minimum: str) -> list[str]:
     return list(PROVENANCE_LEVELS[PROVENANCE_LEVELS.index(minimum) :])
 
 
-#: The rules of the effective value, in order: (name, condition, value). The first whose
-#: condition holds gives the value; else the judge's own (``v.verdict``).
-_VALUE_RULES: tuple[tuple[str, str, str], ...] = (
-    ("edit", "e.id IS NOT NULL", "e.new_value"),
-    ("unvouched", "(:open_registration = 1 AND pt.identity_source = ''"
-     " AND NOT (pt.team IS NOT NULL AND pt.team_confirmed))", "'inconclusive'"),
-    ("provisional", "v.provisional", "'inconclusive'"),
-    ("level", "(v.verdict = 'verified' AND v.provenance NOT IN :accepted)", "'inconclusive'"),
-)  # fmt: skip
+def _rules(
+    edit: Any, open_registration: bool, accepted: Sequence[str]
+) -> list[tuple[str, ColumnElement[bool], ColumnElement[str]]]:
+    """The rules of the effective value, in order: (name, condition, value) over
+    :class:`Verdict`, :class:`Participant` and ``edit`` (the verdict's newest
+    :class:`VerdictEdit`, outer-joined). The first whose condition holds gives the value; else
+    the judge's own (``Verdict.verdict``)."""
+    confirmed_team = and_(Participant.team.is_not(None), Participant.team_confirmed)
+    inconclusive = literal("inconclusive")
+    rules = [("edit", edit.id.is_not(None), edit.new_value)]
+    if open_registration:
+        rules.append(
+            ("unvouched", and_(Participant.identity_source == "", not_(confirmed_team)),
+             inconclusive)
+        )  # fmt: skip
+    rules.append(("provisional", Verdict.provisional.is_(True), inconclusive))
+    below = and_(Verdict.verdict == "verified", Verdict.provenance.not_in(list(accepted)))
+    rules.append(("level", below, inconclusive))
+    return rules
 
 
-def _case(pick: Callable[[str, str], str], otherwise: str) -> str:
-    """One ``CASE`` over :data:`_VALUE_RULES`, each rule's result chosen by ``pick(name,
-    value)``: the effective value, or ``below_minimum`` (1 where the provenance rule decides:
-    a ``verified`` not counted only because its level is below the minimum)."""
-    whens = " ".join(f"WHEN {cond} THEN {pick(name, value)}" for name, cond, value in _VALUE_RULES)
-    return f"CASE {whens} ELSE {otherwise} END"
+def effective_value(
+    edit: Any, open_registration: bool, accepted: Sequence[str]
+) -> tuple[ColumnElement[str], ColumnElement[int]]:
+    """The effective value of a verdict and ``below_minimum`` (1 where the provenance rule
+    decides: a ``verified`` not counted only because its level is below the minimum), as SQL
+    expressions over :class:`Verdict`, :class:`Participant` and ``edit`` (see :func:`_rules`)."""
+    rules = _rules(edit, open_registration, accepted)
+    value = case(*((cond, val) for _, cond, val in rules), else_=Verdict.verdict)
+    below = case(*((cond, literal(int(name == "level"))) for name, cond, _ in rules), else_=0)
+    return value, below
 
 
-def current_verdicts_sql(hide: bool, restrict: str = "") -> str:
-    """Common table expressions ending in ``eff``: one row per current verdict with its
-    effective value (``value``), its team (``grp``), its paper, its provenance level and
-    ``below_minimum`` (1: the judge's ``verified`` counts as ``inconclusive`` only because its
-    level is below ``min_provenance_verified``). ``restrict`` is an extra
-    condition on the logbooks considered (``l``, ``p``), e.g. one paper: it must keep or drop
-    whole (paper, participant) groups, so the newest revision stays the newest."""
-    hidden = ("AND p.id NOT IN :hidden " if hide else "") + restrict
-    return f"""
-    latest_logbook AS (
-        {latest_logbook_sql(hidden)}
-    ),
-    latest_verdict AS (
-        SELECT MAX(v.id) AS id
-        FROM verdicts v JOIN latest_logbook ll ON ll.id = v.logbook_id
-        GROUP BY v.logbook_id, v.claim_id
-    ),
-    last_edit AS (
-        SELECT e.verdict_id, MAX(e.id) AS id
-        FROM verdict_edits e JOIN latest_verdict lv ON lv.id = e.verdict_id
-        GROUP BY e.verdict_id
-    ),
-    eff AS (
-        SELECT v.id AS verdict_id, v.claim_id, v.logbook_id, l.paper_id, l.participant_id,
-               CASE WHEN pt.team IS NOT NULL AND pt.team_confirmed THEN 'team:' || pt.team
-                    ELSE 'participant:' || pt.handle END AS grp, v.provenance,
-               CASE WHEN e.id IS NOT NULL THEN 1 ELSE 0 END AS edited,
-               {_case(lambda rule, value: value, "v.verdict")} AS value,
-               {_case(lambda rule, value: "1" if rule == "level" else "0", "0")} AS below_minimum
-        FROM latest_verdict lv
-        JOIN verdicts v ON v.id = lv.id
-        JOIN claims c ON c.id = v.claim_id AND c.status = 'active'
-        JOIN logbooks l ON l.id = v.logbook_id
-        JOIN participants pt ON pt.id = l.participant_id
-        LEFT JOIN last_edit le ON le.verdict_id = v.id
-        LEFT JOIN verdict_edits e ON e.id = le.id
-    )"""
+@dataclass(frozen=True)
+class CurrentQuery:
+    """The current verdicts as SQLAlchemy Core common table expressions: ``latest_logbook``
+    (``id``), ``last_edit`` (``verdict_id``, ``id``: the newest edit of each latest verdict) and
+    ``eff``, one row per current verdict. Read ``eff``'s columns through the attributes below."""
+
+    latest_logbook: CTE
+    last_edit: CTE
+    eff: CTE
+
+    @property
+    def verdict_id(self) -> ColumnElement[int]:
+        return self.eff.c.verdict_id
+
+    @property
+    def claim_id(self) -> ColumnElement[int]:
+        return self.eff.c.claim_id
+
+    @property
+    def logbook_id(self) -> ColumnElement[int]:
+        return self.eff.c.logbook_id
+
+    @property
+    def paper_id(self) -> ColumnElement[int]:
+        return self.eff.c.paper_id
+
+    @property
+    def participant_id(self) -> ColumnElement[int]:
+        return self.eff.c.participant_id
+
+    @property
+    def grp(self) -> ColumnElement[str]:
+        """The group it counts for: ``team:<name>`` (confirmed) or ``participant:<handle>``."""
+        return self.eff.c.grp
+
+    @property
+    def provenance(self) -> ColumnElement[str]:
+        return self.eff.c.provenance
+
+    @property
+    def edited(self) -> ColumnElement[int]:
+        return self.eff.c.edited
+
+    @property
+    def value(self) -> ColumnElement[str]:
+        """The effective value."""
+        return self.eff.c.value
+
+    @property
+    def below_minimum(self) -> ColumnElement[int]:
+        return self.eff.c.below_minimum
+
+    @property
+    def columns(self) -> list[ColumnElement[Any]]:
+        """Every column of ``eff``, in the order of ``outcome_verdicts``'s copy."""
+        return [self.verdict_id, self.claim_id, self.logbook_id, self.paper_id,
+                self.participant_id, self.grp, self.provenance, self.edited, self.value,
+                self.below_minimum]  # fmt: skip
+
+
+def current_query(
+    challenge_id: int,
+    *,
+    accepted: Sequence[str],
+    open_registration: bool,
+    hidden: Sequence[int] = (),
+    where: Sequence[ColumnElement[bool]] = (),
+) -> CurrentQuery:
+    """The current verdicts of the challenge (see the module docstring), leaving out papers
+    ``hidden``; ``where`` adds conditions on the logbooks considered (:class:`Logbook`,
+    :class:`Paper`), e.g. one paper: they must keep or drop whole (paper, participant) groups,
+    so the newest revision stays the newest."""
+    conditions = [*where, *([Paper.id.not_in(list(hidden))] if hidden else [])]
+    latest_logbook = latest_logbook_select(challenge_id, *conditions).cte("latest_logbook")
+    latest_verdict = (
+        select(func.max(Verdict.id).label("id"))
+        .join(latest_logbook, latest_logbook.c.id == Verdict.logbook_id)
+        .group_by(Verdict.logbook_id, Verdict.claim_id)
+        .cte("latest_verdict")
+    )
+    last_edit = (
+        select(VerdictEdit.verdict_id, func.max(VerdictEdit.id).label("id"))
+        .join(latest_verdict, latest_verdict.c.id == VerdictEdit.verdict_id)
+        .group_by(VerdictEdit.verdict_id)
+        .cte("last_edit")
+    )
+    edit = aliased(VerdictEdit, name="e")
+    value, below = effective_value(edit, open_registration, accepted)
+    team = literal("team:") + Participant.team
+    grp = case(
+        (and_(Participant.team.is_not(None), Participant.team_confirmed), team),
+        else_=literal("participant:") + Participant.handle,
+    )
+    eff = (
+        select(
+            Verdict.id.label("verdict_id"),
+            Verdict.claim_id.label("claim_id"),
+            Verdict.logbook_id.label("logbook_id"),
+            Logbook.paper_id.label("paper_id"),
+            Logbook.participant_id.label("participant_id"),
+            grp.label("grp"),
+            Verdict.provenance.label("provenance"),
+            case((edit.id.is_not(None), 1), else_=0).label("edited"),
+            value.label("value"),
+            below.label("below_minimum"),
+        )
+        .select_from(latest_verdict)
+        .join(Verdict, Verdict.id == latest_verdict.c.id)
+        .join(Claim, and_(Claim.id == Verdict.claim_id, Claim.status == "active"))
+        .join(Logbook, Logbook.id == Verdict.logbook_id)
+        .join(Participant, Participant.id == Logbook.participant_id)
+        .outerjoin(last_edit, last_edit.c.verdict_id == Verdict.id)
+        .outerjoin(edit, edit.id == last_edit.c.id)
+        .cte("eff")
+    )
+    return CurrentQuery(latest_logbook=latest_logbook, last_edit=last_edit, eff=eff)
+
+
+def challenge_query(
+    ctx: ChallengeContext, *, public: bool, where: Sequence[ColumnElement[bool]] = ()
+) -> CurrentQuery:
+    """:func:`current_query` under the challenge's settings; ``public`` leaves out the papers
+    inside their anti-herding window (:func:`hidden_papers`)."""
+    return current_query(
+        ctx.challenge_id,
+        accepted=accepted_levels(ctx.settings.min_provenance_verified),
+        open_registration=bool(open_registration(ctx)),
+        hidden=hidden_papers(ctx) if public else (),
+        where=where,
+    )
 
 
 def open_registration(ctx: ChallengeContext) -> int:
@@ -153,7 +274,9 @@ def hidden_papers(ctx: ChallengeContext, now: datetime | None = None) -> list[in
 def query_params(
     ctx: ChallengeContext, hidden: Sequence[int], papers: Sequence[int] | None = None
 ) -> dict[str, Any]:
-    """The parameters of :func:`current_verdicts_sql` (and of a ``:papers`` filter)."""
+    """The parameters of a statement over the derived tables (``derived_sql`` of
+    :mod:`openrepro.outcomes.derived`): the challenge, the accepted levels, open registration,
+    ``:hidden`` papers and a ``:papers`` filter."""
     params: dict[str, Any] = {
         "challenge": ctx.challenge_id,
         "accepted": accepted_levels(ctx.settings.min_provenance_verified),
@@ -174,23 +297,6 @@ def statement(body: str, *expanding: str) -> Any:
         if f":{key}" in body:
             stmt = stmt.bindparams(bindparam(key, expanding=True))
     return stmt
-
-
-def current_verdicts_query(
-    ctx: ChallengeContext,
-    select_sql: str,
-    *,
-    public: bool,
-    restrict: str = "",
-    params: dict[str, Any] | None = None,
-    expanding: Sequence[str] = (),
-) -> tuple[Any, dict[str, Any]]:
-    """A statement and its parameters: ``select_sql`` over ``eff`` (the current verdicts) and its
-    steps, with ``restrict`` pushed down to the logbooks (see :func:`current_verdicts_sql`).
-    ``expanding`` names list parameters of ``params`` used as ``IN :name``."""
-    hidden = hidden_papers(ctx) if public else []
-    body = "WITH " + current_verdicts_sql(bool(hidden), restrict) + select_sql
-    return statement(body, *expanding), {**query_params(ctx, hidden), **(params or {})}
 
 
 @dataclass
@@ -214,15 +320,11 @@ def current_verdicts(
 ) -> list[CurrentVerdict]:
     """The current verdicts (of the given claims, else all), in verdict id order, with their
     stored verdict, logbook and newest edit loaded."""
-    where, params, expanding = "", {}, []
+    cur = challenge_query(ctx, public=public)
+    query = select(cur.verdict_id, cur.value, cur.grp).order_by(cur.verdict_id)
     if claim_ids is not None:
-        params["claims"] = list(claim_ids) or [-1]
-        where, expanding = " WHERE claim_id IN :claims", ["claims"]
-    stmt, args = current_verdicts_query(
-        ctx, f" SELECT verdict_id, value, grp FROM eff{where} ORDER BY verdict_id",
-        public=public, params=params, expanding=expanding,
-    )  # fmt: skip
-    rows = [(int(r[0]), str(r[1]), str(r[2])) for r in session.execute(stmt, args)]
+        query = query.where(cur.claim_id.in_(list(claim_ids)))
+    rows = [(int(r.verdict_id), str(r.value), str(r.grp)) for r in session.execute(query)]
     if not rows:
         return []
     ids = [r[0] for r in rows]

@@ -10,8 +10,8 @@ reads testimony, :func:`openrepro.evidence.testimony.stance_of`).
 
 Invariant: for every paper whose mark is its built mark, of a challenge whose state holds the
 challenge's current provenance levels, the derived rows with that paper id are exactly what the
-full query restricted to that paper returns, not hidden (:func:`current_verdicts_sql` with
-``restrict`` on the paper, :data:`CONSENSUS_SQL` over it).
+full query restricted to that paper returns, not hidden (:func:`current_query` with ``where``
+on the paper, :data:`CONSENSUS_SQL` over it).
 
 Why it holds:
 
@@ -41,7 +41,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import delete, insert, select, text, update
+from sqlalchemy import delete, func, insert, literal, literal_column, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -49,11 +49,11 @@ from openrepro.challenge import ChallengeContext
 from openrepro.errors import StoreError
 from openrepro.evidence.testimony import stance_of
 from openrepro.logbooks.records import Testimony
-from openrepro.logbooks.revisions import latest_logbook_sql
+from openrepro.logbooks.revisions import latest_logbook_select
 from openrepro.outcomes.consensus import AGREES, CONSENSUS_SQL, OUTCOMES_SQL
 from openrepro.outcomes.current import (
     accepted_levels,
-    current_verdicts_sql,
+    current_query,
     open_registration,
     statement,
 )
@@ -218,19 +218,18 @@ def _build(session: Session, ctx: ChallengeContext, stale: Sequence[tuple[int, i
     for table in _DERIVED:
         session.execute(delete(table).where(table.paper_id.in_(papers)))
     restrict = "AND p.id IN :papers"
-    params: dict[str, Any] = {
-        "challenge": ctx.challenge_id,
-        "accepted": accepted_levels(ctx.settings.min_provenance_verified),
-        "open_registration": open_registration(ctx),
-        "papers": papers,
-    }
+    params: dict[str, Any] = {"challenge": ctx.challenge_id, "papers": papers}
+    cur = current_query(
+        ctx.challenge_id,
+        accepted=accepted_levels(ctx.settings.min_provenance_verified),
+        open_registration=bool(open_registration(ctx)),
+        where=[Paper.id.in_(papers)],
+    )
     session.execute(
-        statement(
-            f"INSERT INTO outcome_verdicts (challenge_id, {_EFF_COLUMNS}) WITH "
-            + current_verdicts_sql(False, restrict)
-            + f" SELECT :challenge, {_EFF_COLUMNS} FROM eff"
-        ),
-        params,
+        insert(OutcomeVerdict).from_select(
+            ["challenge_id", *(c.name for c in cur.columns)],
+            select(literal(ctx.challenge_id), *cur.columns),
+        )
     )
     eff = f"eff AS (SELECT {_EFF_COLUMNS} FROM outcome_verdicts WHERE paper_id IN :papers)"
     session.execute(
@@ -241,21 +240,28 @@ def _build(session: Session, ctx: ChallengeContext, stale: Sequence[tuple[int, i
         ),
         params,
     )
-    agrees = "SUM(CASE WHEN " + AGREES + " THEN 1 ELSE 0 END)"
+    e, k = OutcomeVerdict.__table__.alias("e"), OutcomeClaim.__table__.alias("k")
+
+    def credit(value: str) -> Any:  # current verdicts that agree with the consensus on `value`
+        agrees: Any = literal_column(
+            "CASE WHEN " + AGREES.format(value=value) + " THEN 1 ELSE 0 END"
+        )
+        return func.coalesce(func.sum(agrees), 0)
+
+    latest = latest_logbook_select(ctx.challenge_id, Paper.id.in_(papers)).cte("latest_logbook")
     session.execute(
-        statement(
-            "INSERT INTO outcome_logbooks (logbook_id, challenge_id, paper_id, participant_id,"
-            " verdicts, credit_verified, credit_falsified)"
-            " SELECT l.id, :challenge, l.paper_id, l.participant_id, COUNT(e.verdict_id),"
-            f" COALESCE({agrees.format(value='verified')}, 0),"
-            f" COALESCE({agrees.format(value='falsified')}, 0)"
-            " FROM logbooks l LEFT JOIN outcome_verdicts e ON e.logbook_id = l.id"
-            " LEFT JOIN outcome_claims k ON k.claim_id = e.claim_id"
-            f" WHERE l.id IN ({latest_logbook_sql(restrict)})"
-            " GROUP BY l.id, l.paper_id, l.participant_id"
-        ),
-        params,
-    )
+        insert(OutcomeLogbook).from_select(
+            ["logbook_id", "challenge_id", "paper_id", "participant_id", "verdicts",
+             "credit_verified", "credit_falsified"],
+            select(Logbook.id, literal(ctx.challenge_id), Logbook.paper_id,
+                   Logbook.participant_id, func.count(e.c.verdict_id), credit("verified"),
+                   credit("falsified"))
+            .outerjoin(e, e.c.logbook_id == Logbook.id)
+            .outerjoin(k, k.c.claim_id == e.c.claim_id)
+            .where(Logbook.id.in_(select(latest.c.id)))
+            .group_by(Logbook.id, Logbook.paper_id, Logbook.participant_id),
+        )
+    )  # fmt: skip
     session.execute(
         statement(
             "INSERT INTO outcome_papers (paper_id, venue_id, title, claims, logbooks, verified,"
@@ -264,9 +270,7 @@ def _build(session: Session, ctx: ChallengeContext, stale: Sequence[tuple[int, i
             " WHERE paper_id IN :papers),"
             f" consensus AS (SELECT {_CLAIM_COLUMNS} FROM outcome_claims"
             " WHERE paper_id IN :papers),"
-            + OUTCOMES_SQL.replace("ORDER BY p.id", "")
-            .replace("END AS examined", "END AS examined, :challenge")
-            .format(paper_filter=restrict)
+            + OUTCOMES_SQL.format(paper_filter=restrict, extra_columns=", :challenge", order="")
         ),
         params,
     )

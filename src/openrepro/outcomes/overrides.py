@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from pydantic import BaseModel
-from sqlalchemy import select
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, aliased
 
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import ConfigError, NotFoundError
 from openrepro.identity import LOCAL_ORGANIZER, Actor, ensure_writable, require_organizer
-from openrepro.store import Logbook, Paper, Verdict, VerdictEdit
+from openrepro.outcomes.current import accepted_levels, effective_value, open_registration
+from openrepro.store import Logbook, Paper, Participant, Verdict, VerdictEdit
 from openrepro.vocabulary import VERDICTS
 
 __all__ = ["OverrideResult", "override_verdict"]
@@ -21,6 +23,30 @@ class OverrideResult(BaseModel):
     editor: str
     reason: str
     source: str
+
+
+def _effective(session: Session, ctx: ChallengeContext, verdict_id: int) -> str:
+    """The verdict's effective value now (what an override replaces): the rules of
+    :func:`~openrepro.outcomes.current.effective_value` (its newest edit, else the judge's value
+    unless it does not count: an unvouched participant, a provisional check, evidence below
+    ``min_provenance_verified``)."""
+    edit = aliased(VerdictEdit, name="e")
+    newest = (
+        select(func.max(VerdictEdit.id)).where(VerdictEdit.verdict_id == verdict_id)
+    ).scalar_subquery()
+    value, _ = effective_value(
+        edit, bool(open_registration(ctx)), accepted_levels(ctx.settings.min_provenance_verified)
+    )
+    return str(
+        session.scalar(
+            select(value)
+            .select_from(Verdict)
+            .join(Logbook, Logbook.id == Verdict.logbook_id)
+            .join(Participant, Participant.id == Logbook.participant_id)
+            .outerjoin(edit, edit.id == newest)
+            .where(Verdict.id == verdict_id)
+        )
+    )
 
 
 def override_verdict(
@@ -48,13 +74,7 @@ def override_verdict(
         )
         if verdict is None:
             raise NotFoundError(f"no verdict {verdict_id}")
-        last = session.scalar(
-            select(VerdictEdit.new_value)
-            .where(VerdictEdit.verdict_id == verdict_id)
-            .order_by(VerdictEdit.id.desc())
-            .limit(1)
-        )
-        old = last or verdict.verdict
+        old = _effective(session, ctx, verdict_id)
         session.add(
             VerdictEdit(verdict_id=verdict_id, old_value=old, new_value=value,
                         editor=actor.handle, reason=reason.strip(), source=source)

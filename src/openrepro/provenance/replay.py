@@ -48,7 +48,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 
 from openrepro.challenge import ChallengeContext
-from openrepro.claims.service import claim_view
+from openrepro.claims.service import claim_view, find_claim
 from openrepro.errors import LogbookError, NotFoundError, StoreError
 from openrepro.evidence.decide import DEFAULT_REL_TOL
 from openrepro.evidence.gather import measurements
@@ -64,7 +64,7 @@ from openrepro.provenance.sandbox import (
     sandbox_description,
     sandbox_problem,
 )
-from openrepro.store import Claim, Logbook, Paper
+from openrepro.store import Logbook, Paper
 from openrepro.store.tables_provenance import Replay
 
 __all__ = [
@@ -798,14 +798,10 @@ def _claim_row(ctx: ChallengeContext, record: LogbookRecord, claim: str) -> tupl
     venue, _, key = claim.rpartition("/")
     venue = venue or (record.paper_id or "")
     with ctx.store.session() as session:
-        row = session.scalar(
-            select(Claim)
-            .join(Paper, Paper.id == Claim.paper_id)
-            .where(Paper.challenge_id == ctx.challenge_id, Paper.venue_id == venue,
-                   Claim.key == key)
-        )  # fmt: skip
-        if row is None:
+        found = find_claim(session, ctx.challenge_id, f"{venue}/{key}")
+        if found is None:
             raise NotFoundError(f"no claim {venue}/{key}")
+        row = found[0]
         view = claim_view(row, venue)
     tols = [v.rel_tol for v in view.reported if v.rel_tol is not None]
     return row.id, view.id, tols[0] if tols else DEFAULT_REL_TOL

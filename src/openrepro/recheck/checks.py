@@ -33,13 +33,18 @@ from collections.abc import Sequence
 
 from openrepro.claims.records import ClaimView
 from openrepro.claims.values import ReportedValue
-from openrepro.evidence.decide import DEFAULT_REL_TOL, parse_scale_number, scale_ratio
+from openrepro.evidence.decide import (
+    DEFAULT_REL_TOL,
+    logbook_scale,
+    paper_scale,
+    scale_ratio,
+)
 from openrepro.evidence.gather import (
     check_pointer,
     claim_metric_prefix,
     measurements,
 )
-from openrepro.evidence.records import Pointer, Scale, describe_pointer
+from openrepro.evidence.records import Pointer, ScaleFigures, describe_pointer
 from openrepro.evidence.testimony import testimony_stance
 from openrepro.logbooks.records import LogbookRecord, Metric, Run
 from openrepro.recheck.records import Finding
@@ -202,28 +207,9 @@ def _normalisation_and_units(
     return out
 
 
-def _paper_scale(claim: ClaimView) -> Scale:
-    s = claim.scale
-    return Scale(
-        parameters=parse_scale_number(s.model_size) if s.model_size else None,
-        data=parse_scale_number(s.data_size) if s.data_size else None,
-        steps=parse_scale_number(s.steps) if s.steps else None,
-    )
-
-
-def _logbook_scale(record: LogbookRecord, claim_id: str) -> Scale:
-    prefix = claim_metric_prefix(claim_id) + "scale/"
-    found = {
-        m.key[len(prefix) :]: m.value
-        for m in record.metrics
-        if m.key.startswith(prefix) and m.key[len(prefix) :] in ("parameters", "data", "steps")
-    }
-    return Scale.model_validate(found)
-
-
 def _scale(record: LogbookRecord, claim: ClaimView) -> list[Finding]:
-    used = _logbook_scale(record, claim.id)
-    ratio = scale_ratio(_paper_scale(claim), used)
+    used = logbook_scale(record, claim.id)
+    ratio = scale_ratio(paper_scale(claim.scale), used)
     if ratio is not None and ratio >= 10:
         return [
             Finding(check="scale", severity="undermines",
@@ -231,7 +217,7 @@ def _scale(record: LogbookRecord, claim: ClaimView) -> list[Finding]:
                     f"({claim.scale.describe()}): a toy-scale result, not a falsification",
                     data={"ratio": ratio})
         ]  # fmt: skip
-    if not claim.scale.is_empty() and used == Scale():
+    if not claim.scale.is_empty() and used == ScaleFigures():
         return [Finding(check="scale", message="scale: the logbook does not log its scale "
                         f"(the paper used {claim.scale.describe()})")]  # fmt: skip
     return []

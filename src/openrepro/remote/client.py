@@ -12,7 +12,7 @@ import os
 import tarfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import httpx
 
@@ -27,9 +27,7 @@ from openrepro.errors import (
     SourceError,
 )
 from openrepro.identity import Registration
-from openrepro.judge.bindings import BoundSubmitReport
 from openrepro.logbooks.manifest import EVIDENCE_MAP_FILE
-from openrepro.logbooks.submit import read_logbook
 from openrepro.remote.credentials import (
     TOKEN_ENV,
     Credential,
@@ -38,6 +36,9 @@ from openrepro.remote.credentials import (
 )
 from openrepro.remote.records import ParticipantStatus
 from openrepro.store.judge_queue import QueueStats
+
+if TYPE_CHECKING:  # the judge and the logbook readers load when a command uploads, not before
+    from openrepro.judge.bindings import BoundSubmitReport
 
 __all__ = [
     "pack_workspace",
@@ -131,6 +132,8 @@ def pack_workspace(folder: Path, dest: Path) -> Path:
     """A ``.tar.gz`` of the logbook in ``folder`` as a board reads it: the logbook, Trackio's
     metric stores, the evidence map and every file the logbook names (read here first, so a
     broken logbook is refused before anything is uploaded)."""
+    from openrepro.logbooks.submit import read_logbook
+
     record = read_logbook(folder)
     names = {name for name in _ALWAYS if (folder / name).exists()}
     names |= {ref.path for ref in record.files}
@@ -182,6 +185,8 @@ def submit_remote(
     """Upload ``archive`` to the board's ``POST /api/v1/logbooks``: the board stores it through
     the same submit as ``openrepro submit`` on its own folder and answers the same report,
     per-claim bindings included. ``advance`` is told every chunk's size as it is sent."""
+    from openrepro.judge.bindings import BoundSubmitReport
+
     fields = {k: v for k, v in (("as", handle), ("paper", paper)) if v}
     with archive.open("rb") as raw:
         body: IO[bytes] = _Counting(raw, advance) if advance else raw  # type: ignore[assignment]

@@ -1,10 +1,11 @@
 """Human review tasks: image pairs judged by people on a small blinded page, answers in an
-append-only CSV, agreement checks (self-agreement, Cohen's κ, Krippendorff's alpha), and export to a
-logbook as human-judged evidence. Tasks made from a stored logbook for a claim's ``human`` check
+append-only CSV, agreement checks (self-agreement, Cohen's κ, Krippendorff's alpha: the
+formulas are :mod:`openrepro.evidence.agreement`), and export to a logbook as human-judged
+evidence. Tasks made from a stored logbook for a claim's ``human`` check
 (:mod:`openrepro.review.stored`) keep their reviewers and every answer in the store, where the
-judge reads them (:mod:`openrepro.evidence.human`)."""
+judge reads them (:mod:`openrepro.evidence.human`). The blinded page is
+:mod:`openrepro.review.server` (FastAPI), imported by what serves it."""
 
-from openrepro.review.agreement import cohen_kappa, krippendorff_alpha, percent_agreement
 from openrepro.review.check import (
     PairAgreement,
     ReviewCheck,
@@ -12,7 +13,6 @@ from openrepro.review.check import (
     check_task,
     export_task,
 )
-from openrepro.review.server import create_app, serve_task
 from openrepro.review.stored import (
     ItemSource,
     StoredAnswerLog,
@@ -48,17 +48,12 @@ __all__ = [
     "StoredTask",
     "add_reviewer",
     "check_task",
-    "cohen_kappa",
-    "create_app",
     "create_stored_task",
     "create_task",
     "export_task",
-    "krippendorff_alpha",
     "load_task",
-    "percent_agreement",
     "read_answers",
     "reviewer_role",
     "schedule",
     "select_items",
-    "serve_task",
 ]

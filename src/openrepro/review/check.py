@@ -22,7 +22,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from openrepro.errors import NotFoundError
-from openrepro.review.agreement import cohen_kappa, krippendorff_alpha, percent_agreement
+from openrepro.evidence.agreement import cohen_kappa, krippendorff_alpha, percent_agreement
 from openrepro.review.task import Answer, load_task, read_answers, schedule, task_summary_json
 
 __all__ = ["PairAgreement", "ReviewCheck", "ReviewerSummary", "check_task", "export_task"]

@@ -18,17 +18,19 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx2
-from huggingface_hub import get_session, hf_raise_for_status
-from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
-from huggingface_hub.hf_api import HfApi, PaperInfo
 from pydantic import ValidationError
 
 from openrepro.config import Settings
 from openrepro.errors import SourceError
 from openrepro.papers.records import PaperRecord, SkippedItem
 from openrepro.papers.sources.base import SourceItem, SourceReader
+
+if TYPE_CHECKING:  # huggingface_hub is imported when a paper is fetched, not with this module
+    from huggingface_hub.errors import HfHubHTTPError
+    from huggingface_hub.hf_api import PaperInfo
 
 __all__ = ["normalize_arxiv_id", "read_arxiv"]
 
@@ -108,6 +110,10 @@ class _Fetcher:
 
     def fetch(self, arxiv_id: str) -> PaperInfo | str:
         """The paper, or the reason it is skipped; SourceError if the endpoint is unreachable."""
+        from huggingface_hub import get_session, hf_raise_for_status
+        from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
+        from huggingface_hub.hf_api import PaperInfo
+
         url = f"{self.endpoint}/api/papers/{arxiv_id}"
         try:
             response = get_session().get(url, timeout=TIMEOUT_S)
@@ -172,6 +178,8 @@ def read_arxiv(spec: str, settings: Settings) -> SourceReader:
 
     Raises SourceError if the file cannot be read, names no id, or the endpoint cannot be reached.
     """
+    from huggingface_hub.hf_api import HfApi
+
     entries = _entries(spec)
     endpoint = HfApi(endpoint=settings.hf_endpoint or None).endpoint.rstrip("/")
     fetcher = _Fetcher(endpoint)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from openrepro.review import cohen_kappa, krippendorff_alpha, percent_agreement
+from openrepro.evidence import cohen_kappa, krippendorff_alpha, percent_agreement
 
 
 def test_cohen_kappa_wikipedia_example() -> None:
