@@ -76,11 +76,12 @@ __all__ = [
     "LLMCheckPart",
     "check_from_llm",
     "draft_check_llm",
+    "draft_messages",
     "draft_with_fallback",
     "model_may_draft",
 ]
 
-PROMPT_VERSION = "check-draft-v3"
+PROMPT_VERSION = "check-draft-v4"
 
 #: the rules' settled abstentions (``Draft.settled``, the reasons of
 #: :mod:`openrepro.claims.checks.draft`) whose kind the check language states: the model is
@@ -119,6 +120,8 @@ class LLMCheckPart(BaseModel):
     number: str = Field(default="", max_length=40)
     upper: str = Field(default="", max_length=40)
     relative: bool = False
+    #: a percentage that is a fraction of one ("5% significance": p < 0.05)
+    fraction: bool = False
     direction: Literal["higher", "lower", "none"] = "none"
     trend: Literal["increasing", "decreasing", "none"] = "none"
     law: Literal[
@@ -129,7 +132,10 @@ class LLMCheckPart(BaseModel):
     #: rate: the bound, the variable as the formula writes it, the expression as written
     order: Literal["O", "Theta", "Omega", "none"] = "none"
     variable: str = Field(default="", max_length=24)
-    exponent: str = Field(default="", max_length=60)
+    exponent: str = Field(default="", max_length=80)
+    #: this part's own quantifier ("up to N" in one part: exists) and what it ranges over
+    quantifier: Literal["none", "for_all", "exists"] = "none"
+    over: str = Field(default="", max_length=40)
 
 
 class LLMCheckDraft(LLMCheckPart):
@@ -140,10 +146,9 @@ class LLMCheckDraft(LLMCheckPart):
     relation: _LeafRelation | Literal["none"]  # type: ignore[assignment]
     subject: _Name = Field(default="", max_length=64)
     reason: str = Field(default="", max_length=200)
-    quantifier: Literal["none", "for_all", "exists"] = "none"
-    #: for_all: what it ranges over ("dataset", "task"), the settings the claim names, how many
-    #: settings there are and how many must hold ("9 of 10 tasks": "10" and "9"), as written
-    over: str = Field(default="", max_length=40)
+    #: for_all: the settings the claim names, how many settings there are and how many must
+    #: hold ("9 of 10 tasks": "10" and "9"), as written; ``quantifier`` and ``over`` (what it
+    #: ranges over: "dataset", "task") quantify the whole draft, ``also`` included
     labels: list[str] = Field(default_factory=list, max_length=12)
     count: str = Field(default="", max_length=20)
     at_least: str = Field(default="", max_length=20)
@@ -167,7 +172,9 @@ def _one_number(text: str, *, counts: bool = False) -> NumberMention:
 
 
 def _constant(text: str, quote: str, relative: bool) -> Constant | None:
-    """The number ``text`` states, read by code; None when ``text`` is empty."""
+    """The number ``text`` states, read by code; None when ``text`` is empty. With
+    ``relative`` (a relative difference, or a percentage that is a fraction of one) a
+    percentage is read as its hundredth."""
     if not text.strip():
         return None
     mention = _one_number(text)
@@ -230,8 +237,9 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
     baselines = [b for b in dict.fromkeys(_slug(b) for b in reply.baselines) if b != subject]
     relation = Relation(reply.relation)
     relative = reply.relative and relation is Relation.difference
-    constant = _constant(reply.number, quote, relative)
-    upper = _constant(reply.upper, quote, relative)
+    hundredth = relative or reply.fraction
+    constant = _constant(reply.number, quote, hundredth)
+    upper = _constant(reply.upper, quote, hundredth)
     comparator: Comparator | None = Comparator(reply.comparator)
     law = GrowthLaw(reply.law) if reply.law != "none" else None
     trend = Trend(reply.trend) if reply.trend != "none" else None
@@ -293,6 +301,16 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
     if leaf.relation in single:
         leaf = leaf.model_copy(update={"quantities": leaf.quantities[:1]})
     return leaf
+
+
+def _part(part: LLMCheckPart, quote: str) -> Check:
+    """One of the ``also`` parts, inside its own quantifier when it has one ("up to N")."""
+    leaf = _leaf(part, quote)
+    if part.quantifier == "none":
+        return leaf
+    return Check(
+        origin=Origin.llm, relation=Relation(part.quantifier), inner=leaf, sweep=part.over.strip()
+    )
 
 
 def _phrase(text: str, hay: str) -> bool:
@@ -357,7 +375,7 @@ def check_from_llm(reply: LLMCheckDraft, quote: str) -> Draft:
         why = reply.reason.strip() or "no reason given"
         return Draft(reason=f"the model finds no check: {why}", rule="llm")
     try:
-        leaves = [_leaf(reply, quote), *(_leaf(part, quote) for part in reply.also)]
+        leaves = [_leaf(reply, quote), *(_part(part, quote) for part in reply.also)]
         names = [q.name for leaf in leaves for q in leaf.quantities]
         if len(set(names)) != len(names):
             leaves = [leaf.suffixed(str(i + 1)) for i, leaf in enumerate(leaves)]
@@ -383,12 +401,18 @@ def check_from_llm(reply: LLMCheckDraft, quote: str) -> Draft:
     return Draft(check=check, rule="llm")
 
 
+def draft_messages(quote: str) -> list[Message]:
+    """The chat messages :func:`draft_check_llm` sends for ``quote`` (prompt
+    :data:`PROMPT_VERSION`); the reply must satisfy ``LLMCheckDraft.model_json_schema()``."""
+    system, user = load_prompt(PROMPT_VERSION).render(claim=quote)
+    return [Message(role="system", content=system), Message(role="user", content=user)]
+
+
 def draft_check_llm(
     quote: str, client: LLMClient, *, claim_id: str = "", max_tokens: int = 384
 ) -> Draft:
     """A check drafted by the model behind ``client`` for ``quote``, validated by code."""
-    system, user = load_prompt(PROMPT_VERSION).render(claim=quote)
-    messages = [Message(role="system", content=system), Message(role="user", content=user)]
+    messages = draft_messages(quote)
     try:
         result = client.complete(
             messages, LLMCheckDraft, prompt_version=PROMPT_VERSION, max_tokens=max_tokens
