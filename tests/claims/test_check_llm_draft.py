@@ -308,3 +308,19 @@ def test_the_fallback_drafts_a_rate_the_rules_settle(server: FakeOpenAI) -> None
     assert draft.check is not None, draft.reason
     assert draft.check.rate is not None and draft.check.rate.exponent.value == -2
     assert draft.check.rate.order is Order.Theta and draft.check.sweep == "k"
+
+
+# -- check-draft-v4 is frozen: recorded answers (bench/replay_llm.py) are keyed by this hash -------
+
+#: request_sha256 of the v4 messages and schema for QUOTE; a change of the prompt text, of the
+#: schema's fields, types or docstrings changes it: bump the prompt version (a new file) instead
+V4_REQUEST_SHA256 = "40f285ba487cb186a86eb177ccd4027261381a8886fb23d75ab224a7649d486f"
+
+
+def test_the_v4_request_is_frozen() -> None:
+    from openrepro.claims.checks.llm_draft import draft_messages
+    from openrepro.llm import request_sha256
+
+    messages = draft_messages(QUOTE)
+    assert [m.role for m in messages] == ["system", "user"]
+    assert request_sha256(messages, LLMCheckDraft.model_json_schema()) == V4_REQUEST_SHA256
