@@ -24,7 +24,7 @@ from openrepro.claims.checks import (
     grounding_problems,
 )
 from openrepro.claims.checks.llm_draft import PROMPT_VERSION, model_may_draft
-from openrepro.claims.checks.records import GrowthLaw, Order, Trend
+from openrepro.claims.checks.records import Check, Comparator, Direction, GrowthLaw, Order, Trend
 from openrepro.llm import LLMClient
 from openrepro.llm.embedded import EmbeddedBackend
 from openrepro.llm.openai_backend import OpenAIBackend
@@ -193,7 +193,7 @@ def test_a_rate_whose_expression_is_not_the_claims_is_refused(server: FakeOpenAI
     other_order = draft_check_llm(RATE, client)
     assert other_order.check is None and "not an order Theta" in other_order.reason
     words = draft_check_llm(RATE, client)
-    assert words.check is None and "not a power of a variable" in words.reason
+    assert words.check is None and "is not a product of powers" in words.reason
     inside = draft_check_llm(RATE, client)  # "1/T" is copied from the claim's "O(1/T)"
     assert inside.check is None and "writes 'O(1/T)', not an order Omega" in inside.reason
 
@@ -324,3 +324,167 @@ def test_the_v4_request_is_frozen() -> None:
     messages = draft_messages(QUOTE)
     assert [m.role for m in messages] == ["system", "user"]
     assert request_sha256(messages, LLMCheckDraft.model_json_schema()) == V4_REQUEST_SHA256
+
+
+# -- check-draft-v4: the reader takes what a model copies -----------------------------------------
+
+
+def _drafted(quote: str, **fields: object) -> Check:
+    draft = check_from_llm(LLMCheckDraft.model_validate(fields), quote)
+    assert draft.check is not None, draft.reason
+    return draft.check
+
+
+@pytest.mark.parametrize(
+    ("quote", "exponent", "variable", "order", "value"),
+    [
+        ("The excess risk is \u03a9(\u03b7\u00b2(r\u2212\u03c1)\u00b2T) for every horizon.",
+         "\u03a9(\u03b7\u00b2(r\u2212\u03c1)\u00b2T)", "T", Order.Omega, 1.0),
+        ("The excess risk is Omega(eta^2 (r-rho)^2 T) for every horizon.",
+         "Omega(eta^2 (r-rho)^2 T)", "T", Order.Omega, 1.0),
+        ("The regret is \u00d5(H\u221a(D\u00b7S\u00b7A\u00b7K)) over K episodes.",
+         "\u00d5(H\u221a(D\u00b7S\u00b7A\u00b7K))", "K", Order.O, 0.5),
+        ("The regret is bounded by O(\u221aKT).", "O(\u221aKT)", "T", Order.O, 0.5),
+        ("The sample complexity is \u00d5(d* polylog(1/\u03b4)).",
+         "\u00d5(d* polylog(1/\u03b4))", "d", Order.O, 1.0),
+        ("The error decays as O(sqrt(h)) in the step size h.", "O(sqrt(h))", "h", Order.O, 0.5),
+        ("The gap is O(1/eta T) after T steps.", "O(1/eta T)", "T", Order.O, -1.0),
+        ("The gap is O(1/eta T) after T steps.", "O(1/eta T)", "eta", Order.O, -1.0),
+        ("The success probability stays Omega(1) as T grows.", "Omega(1)", "T", Order.Omega, 0.0),
+        ("The ratio is \u0398(1) in the dimension d.", "\u0398(1)", "d", Order.Theta, 0.0),
+    ],
+)  # fmt: skip
+def test_rates_are_read_as_the_claim_writes_them(
+    quote: str, exponent: str, variable: str, order: Order, value: float
+) -> None:
+    check = _drafted(quote, relation="rate", subject="bound", exponent=exponent,
+                     variable=variable, sweep=variable)  # fmt: skip
+    assert check.rate is not None and check.rate.order is order
+    assert check.rate.exponent.value == value and check.rate.exponent.text == exponent
+    assert grounding_problems(check, quote) == []
+
+
+def test_a_constant_law_takes_the_swept_variable_when_the_variable_is_left_out() -> None:
+    quote = "The success probability stays Omega(1) as T grows."
+    check = _drafted(quote, relation="rate", subject="p", exponent="Omega(1)", sweep="T")
+    assert check.rate is not None and check.rate.symbol == "T" and check.rate.exponent.value == 0
+
+
+def test_a_rate_refusal_says_what_to_change() -> None:
+    quote = "The error is O(\u03b5^(1/(d+2))) in the accuracy \u03b5."
+    reply = LLMCheckDraft(relation="rate", subject="error", exponent="\u03b5^(1/(d+2))",
+                          variable="\u03b5", order="O")  # fmt: skip
+    draft = check_from_llm(reply, quote)
+    assert draft.check is None and "to fix:" in draft.reason
+    assert "a symbolic exponent cannot be checked" in draft.reason
+    inside = LLMCheckDraft(relation="rate", subject="risk", exponent="Omega(eta^2 (r-rho)^2 T)",
+                           variable="r")  # fmt: skip
+    refused = check_from_llm(inside, "The risk is Omega(eta^2 (r-rho)^2 T).")
+    assert "does not give the exponent of 'r'" in refused.reason
+    assert "outside any sum or polylog" in refused.reason
+
+
+def test_a_range_is_between_its_ends() -> None:
+    quote = "Training converges in 4-6 epochs on every dataset."
+    check = _drafted(quote, relation="equal", subject="epochs to converge", number="4-6")
+    assert check.relation is Relation.bound and check.comparator is Comparator.between
+    assert check.constant is not None and check.upper is not None
+    assert (check.constant.value, check.upper.value) == (4, 6)
+
+
+def test_a_unit_suffix_is_read_and_grounded_but_never_a_glued_identifier() -> None:
+    quote = "The design reaches 28U of throughput on the 3D benchmark."
+    check = _drafted(quote, relation="equal", subject="throughput", number="28U")
+    assert check.constant is not None and check.constant.value == 28
+    three = LLMCheckDraft(relation="equal", subject="dims", number="3")
+    assert check_from_llm(three, quote).check is None  # "3D" states no number 3
+
+
+def test_a_slashed_label_names_each_setting() -> None:
+    quote = "SMM outperforms the linear probe on CIFAR-10/100."
+    check = _drafted(quote, relation="ordering", subject="smm accuracy",
+                     baselines=["linear probe accuracy"], direction="higher",
+                     quantifier="for_all", labels=["CIFAR-10", "CIFAR-100"])  # fmt: skip
+    assert check.labels == ["CIFAR-10", "CIFAR-100"]
+    assert grounding_problems(check, quote) == []
+
+
+def test_a_significance_level_is_a_p_value_below_a_fraction() -> None:
+    quote = "The improvement is significant at the 5% level."
+    check = _drafted(quote, relation="bound", subject="p value", comparator="lt", number="5%",
+                     fraction=True, direction="lower")  # fmt: skip
+    assert check.comparator is Comparator.lt
+    assert check.constant is not None and check.constant.value == pytest.approx(0.05)
+
+
+def test_up_to_n_in_one_part_is_that_parts_best_case() -> None:
+    quote = "Our codec beats the baseline on all four tasks, with gains of up to 9 dB."
+    check = _drafted(
+        quote, relation="ordering", subject="codec psnr", baselines=["baseline psnr"],
+        direction="higher", quantifier="for_all", over="task", count="four",
+        also=[{"relation": "difference", "subject": "psnr gain", "baselines": ["baseline psnr"],
+               "number": "9 dB", "quantifier": "exists", "over": "task"}],
+    )  # fmt: skip
+    assert check.relation is Relation.for_all and check.inner is not None
+    parts = check.inner.parts
+    assert [p.relation for p in parts] == [Relation.ordering, Relation.exists]
+    assert parts[1].inner is not None and parts[1].inner.relation is Relation.difference
+
+
+def test_a_baseline_named_by_a_word_is_a_quantity_and_a_missing_one_says_so() -> None:
+    quote = "The 4-bit model improves on or remains competitive with the lossless model."
+    check = _drafted(
+        quote, relation="ordering", subject="quantized accuracy",
+        baselines=["lossless accuracy"], comparator="ge", direction="higher",
+    )  # fmt: skip
+    assert check.baselines == ["lossless_accuracy"] and check.comparator is Comparator.ge
+    missing = check_from_llm(
+        LLMCheckDraft(relation="ordering", subject="quantized accuracy", direction="higher"),
+        quote,
+    )
+    assert missing.check is None and "to fix: name the quantity it is compared with" in (
+        missing.reason
+    )
+
+
+NAMED_CLAIMS = [
+    ("Our method reaches at least 90 % accuracy on CIFAR-10.",
+     {"relation": "bound", "subject": "accuracy", "comparator": "ge", "number": "90 %",
+      "direction": "higher"},
+     (Relation.bound, Comparator.ge, 90.0)),
+    ("The expected calibration error is below 0.75 for our model.",
+     {"relation": "bound", "subject": "calibration error", "comparator": "lt",
+      "number": "0.75", "direction": "lower"},
+     (Relation.bound, Comparator.lt, 0.75)),
+    ("Our method outperforms the LoRA baseline by at least 2 points on GLUE.",
+     {"relation": "difference", "subject": "our accuracy", "baselines": ["lora accuracy"],
+      "comparator": "ge", "number": "2 points", "direction": "higher"},
+     (Relation.difference, Comparator.ge, 2.0)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("quote", "reply", "expected"), NAMED_CLAIMS)
+def test_the_named_claims_get_the_right_check_from_the_model_path(
+    server: FakeOpenAI,
+    quote: str,
+    reply: dict[str, object],
+    expected: tuple[Relation, Comparator, float],
+) -> None:
+    draft = draft_check_llm(quote, _served(server, reply), claim_id="p1/C1")
+    check = draft.check
+    assert check is not None, draft.reason
+    assert (check.relation, check.comparator) == expected[:2]
+    assert check.constant is not None and check.constant.value == expected[2]
+
+
+@pytest.mark.parametrize(("quote", "reply", "expected"), NAMED_CLAIMS)
+def test_the_named_claims_get_the_right_check_from_the_rules(
+    quote: str, reply: dict[str, object], expected: tuple[Relation, Comparator, float]
+) -> None:
+    del reply
+    draft = draft_check(quote, gate=False)  # the rules' reading an organizer keeps
+    check = draft.check
+    assert check is not None, draft.reason
+    assert (check.relation, check.comparator) == expected[:2]
+    assert check.constant is not None and check.constant.value == expected[2]
+    assert check.direction is not Direction.none

@@ -542,6 +542,15 @@ _NEGATIVE = re.compile(
 )
 
 
+#: "outperforms the LoRA baseline by at least 2 points": the margin of an ordering is a difference
+_BY_MARGIN = re.compile(
+    r"\b(?P<w>outperform|surpass|beat|exceed|improve)(?:s|es|ed|ing)?\b[^.;:]{0,80}?"
+    rf"\bby\s+{_QUAL}(?P<approx>{_APPROX})?\s*(?P<n>{_NUM})\s?(?P<pct>%|points?|pp)?"
+    r"(?P<abs>)(?P<u>)(?![\w.])",
+    re.I,
+)
+
+
 def _difference(c: _Clause) -> Check | None:
     t = c.text
     word = (
@@ -580,16 +589,20 @@ def _difference(c: _Clause) -> Check | None:
             re.I,
         )
     )
+    margin = None if m else _BY_MARGIN.search(t)
+    m = m or margin
     if not m:
         return None
     number = _number_at(c, m.start("n"))
-    if number is None or _setting(c, number):
-        return None
+    if number is None or (margin is None and _setting(c, number)):
+        return None  # "outperforms B by 2 points": the margin, never a setting
     upper_mention = _number_at(c, m.start("u")) if m.group("u") else None
     if "x" in {number.unit, upper_mention.unit if upper_mention else ""}:
         return None  # "1.11-4.7x lower": a ratio, not a difference
     w = m.group("w").lower() or "less"  # "saves 68% of the tokens": 68% less
     sign = -1.0 if _NEGATIVE.match(w) else 1.0
+    if margin is not None and direction_of(t) is Direction.lower:
+        sign = -1.0  # "outperforms B by 5% in latency": 5% lower
     percent = (
         (m.group("pct") or "") == "%"
         or number.unit == "%"
@@ -616,10 +629,12 @@ def _difference(c: _Clause) -> Check | None:
     elif sign < 0 and comparator is Comparator.ge:
         comparator = Comparator.le  # "more than 10% lower": a - b <= -10
     subject = _subject(c)
-    baselines = _baselines(c) or ["baseline"]
+    baselines = _baselines(c) or (_direct_baseline(c) if margin is not None else []) or ["baseline"]
     subject, base = _distinct(subject, baselines[0])
     c.rules.append("D5")
     direction = direction_of(t)
+    if margin is not None and direction is Direction.none:
+        direction = Direction.higher  # "outperforms by 2 points", no metric named: a score
     if w in {"faster", "slower"}:
         direction = Direction.higher
     if not m.group("w"):
@@ -1021,6 +1036,18 @@ def _comparable(c: _Clause) -> Check | None:
     )
 
 
+def _direct_baseline(c: _Clause) -> list[str]:
+    """The baseline an ordering names as its object ("outperforms LoRA on GLUE": lora)."""
+    direct = re.search(r"\b(?:outperform|surpass|beat)\w*\s+(?P<o>[^,;]+)", c.body, re.I)
+    if not direct:
+        return []
+    rest = _STOP.sub("", direct.group("o")).strip(" ,")
+    rest = re.split(r"\s+(?:such as|including|like|by|in|on)\s+", rest, maxsplit=1)[0]
+    if not rest or re.match(r"^[\d.~<>(+-]", rest):
+        return []
+    return ["other_methods"] if _GROUP.match(rest) else [_slug(rest, "baseline")]
+
+
 def _ordering(c: _Clause) -> Check | None:
     m = _BETTER.search(c.body)
     if not m:
@@ -1028,13 +1055,7 @@ def _ordering(c: _Clause) -> Check | None:
     word = m.group("w").lower()
     direction = direction_of(c.text if direction_of(c.text) is not Direction.none else c.full)
     superlative = word in {"best", "highest", "lowest", "worst", "smallest", "largest"}
-    baselines = _baselines(c)
-    direct = re.search(r"\b(?:outperform|surpass|beat)\w*\s+(?P<o>[^,;]+)", c.body, re.I)
-    if not baselines and direct:
-        rest = _STOP.sub("", direct.group("o")).strip(" ,")
-        rest = re.split(r"\s+(?:such as|including|like|by|in|on)\s+", rest, maxsplit=1)[0]
-        if rest and not re.match(r"^[\d.~<>(+-]", rest):
-            baselines = ["other_methods"] if _GROUP.match(rest) else [_slug(rest, "baseline")]
+    baselines = _baselines(c) or _direct_baseline(c)
     if not baselines:
         if not superlative and not word.startswith(
             ("reduc", "improv", "outperform", "surpass", "drop", "increase")

@@ -64,7 +64,11 @@ from openrepro.claims.values import (
     find_count_words,
     find_numbers,
     find_powers,
+    find_suffixed_numbers,
     parse_power,
+    slashed_labels,
+    split_range,
+    variable_symbol,
 )
 from openrepro.errors import LLMOutputError
 from openrepro.llm import LLMClient, Message
@@ -166,6 +170,8 @@ def _one_number(text: str, *, counts: bool = False) -> NumberMention:
     mentions = find_numbers(text)
     if counts and not mentions:
         mentions = find_count_words(text)
+    if not mentions and not counts:  # a unit suffix glued on: "28U"
+        mentions = [m for m in find_suffixed_numbers(text) if m.text == text.strip()]
     if len(mentions) != 1:
         raise ValueError(f"{text!r} is not one number")
     return mentions[0]
@@ -191,7 +197,10 @@ def _expression(text: str) -> PowerMention:
         return mentions[0]
     read = parse_power(text)
     if read is None:
-        raise ValueError(f"rate exponent {text!r} is not a power of a variable")
+        raise ValueError(
+            f"rate exponent {text!r} is not a product of powers code can read (a sum, or an "
+            "exponent that is not a number)"
+        )
     return PowerMention(text=text, powers=read[0], logs=read[1], end=len(text))
 
 
@@ -202,6 +211,7 @@ def _rate(part: LLMCheckPart, quote: str) -> Rate:
     if not text:
         raise ValueError("a rate needs its expression as the claim writes it (exponent)")
     mention = _expression(text)
+    symbol = variable_symbol(part.variable) if part.variable.strip() else ""
     around = next(
         (m for m in find_powers(quote) if m.order and text in m.text),
         mention if mention.order else None,
@@ -213,16 +223,23 @@ def _rate(part: LLMCheckPart, quote: str) -> Rate:
     if around is not None and part.order not in {"none", around.order}:
         raise ValueError(f"the claim writes {around.text!r}, not an order {part.order}")
     variables = [*mention.powers, *(v for v in mention.logs if v not in mention.powers)]
-    symbol = part.variable.strip()
     if symbol and variables and symbol not in variables:
-        raise ValueError(f"{symbol!r} is not a variable of {text!r}")
+        raise ValueError(
+            f"{symbol!r} is not a variable of {text!r} (its variables: {', '.join(variables)})"
+        )
     if not symbol:
-        if len(variables) != 1:
+        swept = variable_symbol(part.sweep) if part.sweep.strip() else ""
+        if len(variables) == 1:
+            symbol = variables[0]
+        elif swept and (swept in variables or not variables):  # "Omega(1)" over T
+            symbol = swept
+        else:
             raise ValueError(f"a rate on {text!r} needs its variable")
-        symbol = variables[0]
     exponent, logs = mention.exponent(symbol), mention.log_power(symbol)
     if exponent is None or logs is None:
-        raise ValueError(f"{text!r} does not give the exponent of {symbol!r}")
+        raise ValueError(
+            f"{text!r} does not give the exponent of {symbol!r} (inside a sum or a polylog)"
+        )
     return Rate(
         order=Order(order),
         symbol=symbol,
@@ -238,9 +255,15 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
     relation = Relation(reply.relation)
     relative = reply.relative and relation is Relation.difference
     hundredth = relative or reply.fraction
-    constant = _constant(reply.number, quote, hundredth)
-    upper = _constant(reply.upper, quote, hundredth)
-    comparator: Comparator | None = Comparator(reply.comparator)
+    number, upper_text, comparator_text = reply.number, reply.upper, reply.comparator
+    ends = split_range(number) if not upper_text.strip() else None
+    if ends is not None and relation is not Relation.change:  # "4-6": between 4 and 6
+        number, upper_text, comparator_text = ends[0], ends[1], "between"
+        if relation is Relation.equal:
+            relation = Relation.bound
+    constant = _constant(number, quote, hundredth)
+    upper = _constant(upper_text, quote, hundredth)
+    comparator: Comparator | None = Comparator(comparator_text)
     law = GrowthLaw(reply.law) if reply.law != "none" else None
     trend = Trend(reply.trend) if reply.trend != "none" else None
     description = subject.replace("_", " ")
@@ -333,9 +356,10 @@ def _quantifier(reply: LLMCheckDraft, inner: Check, quote: str) -> Check:
             sweep=reply.over.strip(),
         )
     hay = normalize_with_map(quote)[0].lower()
+    named = " ".join([hay, *slashed_labels(normalize_with_map(quote)[0])]).lower()
     labels = [label.strip() for label in reply.labels]
     for label in labels:
-        if len(label) < 2 or not _phrase(label, hay):
+        if len(label) < 2 or not _phrase(label, named):
             raise ValueError(f"setting {label!r} is not named in the quote")
     count = at_least = None
     if reply.count.strip():
@@ -368,6 +392,33 @@ def _quantifier(reply: LLMCheckDraft, inner: Check, quote: str) -> Check:
     )
 
 
+#: what a drafter should change, by the words of a refusal (the first that matches)
+_FIXES: tuple[tuple[str, str], ...] = (
+    ("needs a baseline", "name the quantity it is compared with in baselines, even where the "
+     "claim names it only by a word ('lossless' -> lossless_accuracy)"),
+    ("is not one number", "copy one number as the claim writes it into number (a range's "
+     "second end into upper)"),
+    ("is not stated in the quote", "copy each number exactly as the claim writes it"),
+    ("is not named in the quote", "copy each setting's name exactly as the claim writes it"),
+    ("not a product of powers", "copy the rate's whole expression as the claim writes it "
+     "(O/Theta/Omega around it); a sum or a symbolic exponent cannot be checked"),
+    ("does not give the exponent", "name in variable the swept variable of the rate, one "
+     "outside any sum or polylog"),
+    ("is not a variable of", "name in variable a variable the expression writes"),
+    ("needs its variable", "name in variable (or sweep) the variable the runs sweep"),
+    ("needs its order", "give the order: O, Theta or Omega"),
+    ("needs a constant", "copy the number the claim states into number"),
+    ("needs a comparator", "give the comparator: ge, gt, le, lt or between"),
+    ("would not use", "put every number the claim reports as a result into one part (also)"),
+)  # fmt: skip
+
+
+def _what_to_change(reason: str) -> str:
+    """``reason`` with what to change in the draft, where the refusal's words say it."""
+    fix = next((fix for words, fix in _FIXES if words in reason), "")
+    return f"{reason} (to fix: {fix})" if fix else reason
+
+
 def check_from_llm(reply: LLMCheckDraft, quote: str) -> Draft:
     """The check a model's reply describes, validated, grounded and audited by code (or why
     not)."""
@@ -391,13 +442,14 @@ def check_from_llm(reply: LLMCheckDraft, quote: str) -> Draft:
         )
     except (ValueError, ValidationError) as exc:
         first = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
-        return Draft(reason=f"model's draft is invalid: {first}", rule="llm")
+        return Draft(reason=_what_to_change(f"model's draft is invalid: {first}"), rule="llm")
     problems = grounding_problems(check, quote)
     if problems:
-        return Draft(reason="model's draft is not grounded: " + "; ".join(problems), rule="llm")
+        why = "model's draft is not grounded: " + "; ".join(problems)
+        return Draft(reason=_what_to_change(why), rule="llm")
     audit = audit_check(quote, check)
     if audit:
-        return Draft(reason=f"model's draft refused: {audit}", rule="llm")
+        return Draft(reason=_what_to_change(f"model's draft refused: {audit}"), rule="llm")
     return Draft(check=check, rule="llm")
 
 
