@@ -1,6 +1,6 @@
 """Drafting checks with a language model, through a constrained schema validated by code.
 
-The model fills :class:`LLMCheckDraft` (prompt ``check-draft-v3``): the relation and every
+The model fills :class:`LLMCheckDraft` (prompt ``check-draft-v4``): the relation and every
 choice from an enum, quantity names as slugs, the numbers **as text copied from the claim**,
 further conjuncts in ``also`` ("X reaches 54.7% versus 41.0% for Y" is two equalities), or
 ``"relation": "none"`` with a reason where no measurement checks the claim. Theory and scaling
@@ -26,8 +26,9 @@ reports that the check does not use, a quantifier over settings dropped).
 (:func:`openrepro.claims.checks.draft.draft_check`), the model only where the rules abstain.
 An abstention the rules mark ``settled`` (a kind their rules do not draft) goes to the model
 only when the check language states that kind (:data:`MODEL_DRAFTS_SETTLED`: a rate, a formula
-with an exponent, a counted quantifier); a theorem's statement, a rank, "up to N%", a
-description of the data or of the figures are not asked.
+with an exponent, a counted quantifier, a theorem (v4: checked where it has a numerical
+instance), "up to N" (v4: the best case, ``exists``)); a rank, a description of the data or of
+the figures are not asked.
 """
 
 from __future__ import annotations
@@ -89,13 +90,17 @@ PROMPT_VERSION = "check-draft-v4"
 
 #: the rules' settled abstentions (``Draft.settled``, the reasons of
 #: :mod:`openrepro.claims.checks.draft`) whose kind the check language states: the model is
-#: asked for these (reason prefix -> the kind). Every other settled abstention (a theorem's
-#: statement, a rank, "up to N%", a description of the training data or of the figures) stays
-#: settled: no check states it, so the model is not asked either.
+#: asked for these (reason prefix, or words inside it, -> the kind). Every other settled
+#: abstention (a rank, a description of the training data or of the figures) stays settled: no
+#: check states it, so the model is not asked either.
 MODEL_DRAFTS_SETTLED: dict[str, str] = {
     "no check: a rate or an asymptotic bound": "rate",
     "no check: a rate or a formula with an exponent": "rate or exponential law",
     "no check: a counted quantifier": "counted quantifier",
+    # check-draft-v4: a theorem with a numerical instance (a rate, an identity, "there is an
+    # instance where"), and "up to N" as the best case over settings (exists)
+    "no check: a theorem's statement": "theorem with a numerical instance",
+    "is a maximum over settings not enumerated": "best case (exists)",
 }
 
 _LeafRelation = Literal[
@@ -482,7 +487,10 @@ def model_may_draft(draft: Draft) -> bool:
     not settled, or settled on a kind the check language states (:data:`MODEL_DRAFTS_SETTLED`)."""
     if draft.check is not None:
         return False
-    return not draft.settled or any(draft.reason.startswith(p) for p in MODEL_DRAFTS_SETTLED)
+    return not draft.settled or any(
+        draft.reason.startswith(p) or (not p.startswith("no check:") and p in draft.reason)
+        for p in MODEL_DRAFTS_SETTLED
+    )
 
 
 def draft_with_fallback(
