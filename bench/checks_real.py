@@ -17,7 +17,15 @@ final and before any run, then measured once, gated and not (docs/checks.md); ``
 papers, 774 claims: every claim of the whole papers from the one cut at character 80,000, left out
 of ``fresh4``, to the last one ending before 240,000, none in an earlier split) was labelled and
 committed before the rules' gate was changed in this session, unseen by any drafter run, and is
-measured once afterwards.
+measured once afterwards; ``fresh6`` (44 papers, 213 claims: every claim of the whole papers that
+follow the last ``fresh5`` paper, characters 239,602 to 295,511 of the same file, none in an
+earlier split) was labelled by hand under prompt ``check-draft-v4``'s reading
+(theorems with a numerical instance checked as rates, identities or orderings; counts and
+dataset statistics as ``equal``; "up to N" as ``exists``; ranges as ``between``) and committed
+before any drafter, rules or model, ran on it; ``fresh7`` (35 papers, 199 claims: every claim of
+the whole papers that follow the last ``fresh6`` paper, characters 295,511 to 345,967 of the same
+file, none in an earlier split) was labelled by hand the same way and committed before any
+drafter ran on it.
 
 Fetch step (outside CI, once): download the claim list the labels name, e.g.
 
@@ -52,7 +60,7 @@ from openrepro.claims.checks import Check, Relation, confidence_gate, draft_chec
 from openrepro.claims.checks.eval import CheckLabel, evaluate_drafter, render_report
 
 LABELS = Path(__file__).parent / "data" / "event_claim_labels.jsonl"
-HALVES = ["tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5"]
+HALVES = ["tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7"]
 
 
 def _texts(path: Path) -> dict[str, str]:
