@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("claims", type=Path, nargs="+", help="the claim list(s)")
     parser.add_argument("--recording", type=Path, nargs="+", required=True)
     parser.add_argument("--second", type=Path, nargs="+", help="a second drafter's recording")
-    parser.add_argument("--half", choices=[*HALVES, "fresh6", "all"], default="fresh6")
+    parser.add_argument("--half", choices=[*HALVES, "all"], default="fresh6")
     parser.add_argument("--cases-out", type=Path, help="claims and checks in words (outside)")
     parser.add_argument("--json-out", type=Path, help="the report as JSON (outside)")
     args = parser.parse_args(argv)

@@ -490,3 +490,60 @@ def test_the_named_claims_get_the_right_check_from_the_rules(
     assert (check.relation, check.comparator) == expected[:2]
     assert check.constant is not None and check.constant.value == expected[2]
     assert check.direction is not Direction.none
+
+
+def test_a_change_without_a_named_baseline_is_the_same_quantity_before() -> None:
+    quote = "Zorp raises the average score from 59.2 (prompting baseline) to 73.0."
+    check = _drafted(quote, relation="change", subject="average score", number="59.2",
+                     upper="73.0", direction="higher")  # fmt: skip
+    assert check.relation is Relation.change
+    assert check.subject == "average_score" and check.baselines == ["average_score_before"]
+
+
+SLASHED = "Zorp keeps 97.88%/99.47% accuracy on the two splits."
+FAST = "Fast mode achieves a 12.8x-13.6x speedup over standard inference."
+LONG = "Zorp handles inputs beyond the ~90k-token point of the baseline."
+GAIN = "Zorp reaches 78.91 (a 5-point gain over Blip)."
+
+
+@pytest.mark.parametrize(
+    ("quote", "fields"),
+    [
+        (SLASHED, {"relation": "equal", "subject": "a", "number": "97.88%",
+                   "also": [{"relation": "equal", "subject": "b", "number": "99.47%"}]}),
+        (FAST, {"relation": "ratio", "subject": "fast", "baselines": ["standard"],
+                "comparator": "between", "number": "12.8x", "upper": "13.6x"}),
+        (LONG, {"relation": "equal", "subject": "limit", "number": "90k"}),
+        (GAIN, {"relation": "equal", "subject": "zorp", "number": "78.91",
+                "also": [{"relation": "difference", "subject": "zorp", "baselines": ["blip"],
+                          "number": "5"}]}),
+    ],
+)  # fmt: skip
+def test_numbers_a_model_copies_from_slashes_ranges_and_compounds_are_grounded(
+    quote: str, fields: dict[str, object]
+) -> None:
+    check = _drafted(quote, **fields)
+    assert grounding_problems(check, quote) == []
+
+
+def test_numeric_labels_are_an_enumerated_domain() -> None:
+    quote = "The fit keeps R\u00b2 > 0.99 across decay rates a \u2208 {1.5, 2.0}."
+    check = _drafted(
+        quote, relation="bound", subject="r squared", comparator="gt", number="0.99",
+        quantifier="for_all", over="a", labels=["1.5", "2.0"],
+    )  # fmt: skip
+    assert check.relation is Relation.for_all and check.labels == []
+    assert [c.value for c in check.domain] == [1.5, 2.0]
+
+
+def test_settings_enumerated_as_parts_or_averaged_are_not_a_dropped_quantifier() -> None:
+    two = "Rescaling yields relative improvements of 31.35% and 24.26% on two link tasks."
+    part = {"relation": "difference", "subject": "with", "baselines": ["without"],
+            "relative": True, "direction": "higher"}  # fmt: skip
+    check = _drafted(two, **part, number="31.35%", also=[{**part, "number": "24.26%"}])
+    assert check.relation is Relation.all_of and len(check.parts) == 2
+    averaged = "Across 11 datasets, Zorp attains an average accuracy of 0.7472."
+    assert _drafted(averaged, relation="equal", subject="acc", number="0.7472").constant
+    vague = "Zorp raises the score from 6% to at least 50%, and to over 70% on most models."
+    check = _drafted(vague, relation="change", subject="score", number="6%", upper="50%")
+    assert check.relation is Relation.change  # "over 70% on most models" checks nothing

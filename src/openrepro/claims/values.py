@@ -25,6 +25,7 @@ __all__ = [
     "PowerMention",
     "ReportedValue",
     "Scale",
+    "find_compound_numbers",
     "find_count_words",
     "find_numbers",
     "find_powers",
@@ -128,7 +129,8 @@ _SUP_EXP = "[\u207b\u207a]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+"
 _POW10 = rf"10(?:\^\{{?[-+\u2212]?\d+\}}?|{_SUP_EXP})"
 _EXP = rf"(?:[eE][-+]?\d+|\s?[x\u00d7*]\s?{_POW10})"
 _MENTION = re.compile(
-    rf"(?:(?<![\w.\-/^])|(?<=\d-)|(?<=\d\u2013))(?P<num>{_POW10}|(?:{_NUM}|[-+\u2212]?\.\d+){_EXP}?)"
+    rf"(?:(?<![\w.\-/^])|(?<=\d-)|(?<=\d\u2013)|(?<=[\d%x]%/)|(?<=\d%/)|(?<=\dx-)"
+    rf"|(?<=\d%-)|(?<=\dx\u2013)|(?<=\d%\u2013))(?P<num>{_POW10}|(?:{_NUM}|[-+\u2212]?\.\d+){_EXP}?)"
     rf"(?:\s?(?P<unit>{_UNIT}|k\b))?(?!,\d)(?![\w-]*-[A-Za-z])(?!\w)",
     re.IGNORECASE,
 )
@@ -434,6 +436,24 @@ def find_suffixed_numbers(sentence: str) -> list[NumberMention]:
         )
         for m in _SUFFIXED.finditer(sentence)
     ]
+
+
+_COMPOUND = re.compile(
+    rf"(?<![\w.\-/^])(?P<num>{_NUM})\s?(?P<unit>%|x|k|K|M|B|[A-Za-z]{{0,3}})(?=-[A-Za-z])"
+)
+
+
+def find_compound_numbers(sentence: str) -> list[NumberMention]:
+    """Numbers that begin a compound adjective (``90k-token``, ``5-point``, ``350M-parameter``),
+    which :func:`find_numbers` leaves out (most are settings, the scale): read only to ground
+    a constant a drafter copied from such a compound."""
+    out: list[NumberMention] = []
+    for m in _COMPOUND.finditer(sentence):
+        unit = m.group("unit") or ""
+        value = _number(m.group("num")) * (1000.0 if unit in {"k", "K"} else 1.0)
+        out.append(NumberMention(text=m.group(0), value=value, unit=unit, start=m.start(),
+                                 end=m.end()))  # fmt: skip
+    return out
 
 
 _SLASHED = re.compile(r"(?<![\w-])(?P<stem>[A-Za-z][\w]*(?:-[A-Za-z]\w*)*-?)(?P<first>\d+)"

@@ -87,7 +87,14 @@ from openrepro.claims.checks.records import (
     Trend,
 )
 from openrepro.claims.text import normalize_with_map
-from openrepro.claims.values import NumberMention, Scale, dataset_of, find_numbers, parse_scale
+from openrepro.claims.values import (
+    NumberMention,
+    Scale,
+    dataset_of,
+    find_count_words,
+    find_numbers,
+    parse_scale,
+)
 from openrepro.config import DEFAULT_CHECK_DRAFTING, CheckDrafting
 
 __all__ = [
@@ -1406,15 +1413,20 @@ def _abstain(text: str) -> str:
 
 def _unlisted(text: str, check: Check) -> str:
     """A quantifier over settings the claim does not enumerate ("across four datasets")."""
-    if check.relation in {Relation.for_all, Relation.exists}:
-        return ""  # the quantifier is in the check
+    if any(node.relation in {Relation.for_all, Relation.exists} for node in check.nodes()):
+        return ""  # the quantifier is in the check (around it, or around one of its parts)
     for m in _UNLISTED.finditer(text):
         if re.search(
             r"\b(?:average\w*|mean|on average)\s+(?:[\w@-]+\s+){0,4}$", text[: m.start()], re.I
         ):
             continue
-        if re.search(r"\baverage", m.group(0), re.I):
+        if re.search(r"\baverage", m.group(0), re.I) or re.search(
+            r"^[^.;]{0,60}\b(?:an?\s+)?average\b", text[m.end() :], re.I
+        ):  # "across 11 datasets, X attains an average accuracy of ...": one value
             continue
+        counted = find_numbers(m.group(0)) or find_count_words(m.group(0))
+        if counted and check.relation is Relation.all_of and len(check.parts) >= counted[0].value:
+            continue  # "on two tasks" with one part per task: the settings are the parts
         return f"no check: a quantifier over settings not enumerated ({m.group(0).strip()!r})"
     return ""
 
@@ -1475,7 +1487,7 @@ def _reported(text: str) -> list[NumberMention]:
 def _used_numbers(check: Check) -> list[float]:
     values: list[float] = []
     for node in check.nodes():
-        for constant in (node.constant, node.upper):
+        for constant in (node.constant, node.upper, node.count, node.at_least, *node.domain):
             if constant is None:
                 continue
             mentions = find_numbers(constant.text)
@@ -1508,6 +1520,11 @@ _DERIVED = re.compile(
 )
 
 
+_VAGUE_AFTER = re.compile(
+    r"\s*(?:on|in|for|across|of)\s+(?:most|many|several|some|various)\b", re.IGNORECASE
+)
+
+
 def _unaccounted(text: str, check: Check) -> list[str]:
     """The numbers ``text`` reports that ``check`` neither uses nor derives from two it uses
     (a derived number must be written as one: "a gain of 1.8", "+0.12", "9x")."""
@@ -1518,12 +1535,18 @@ def _unaccounted(text: str, check: Check) -> list[str]:
         m.group(0)
         for m in re.finditer(
             r"\b\d+(?:\.\d+)?-(?:percentage-)?points?\b|\b\d+\.\d+\s?%?\s?/\s?\d+\.\d+\b", text
+        )  # "a 5-point gain", "97.88%/99.47%": numbers the check must use each of
+        if not all(
+            any(abs(float(n) - u) <= 1e-6 * max(float(n), u, 1e-12) for u in used)
+            for n in re.findall(r"\d+(?:\.\d+)?", m.group(0))
         )
     ]
     for m in _reported(text):
         value = abs(m.value)
         if any(abs(value - u) <= 1e-6 * max(value, u, 1e-12) for u in used):
             continue
+        if _VAGUE_AFTER.match(text[m.end :]):
+            continue  # "and to over 70% on most models": a vague quantifier checks nothing
         derived = (
             m.text.startswith(("+", "-", "\u2212"))
             or m.unit in {"x", "points", "point", "pp"}

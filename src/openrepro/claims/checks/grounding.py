@@ -33,6 +33,7 @@ from openrepro.claims.text import normalize_with_map
 from openrepro.claims.values import (
     NumberMention,
     PowerMention,
+    find_compound_numbers,
     find_count_words,
     find_numbers,
     find_powers,
@@ -107,6 +108,7 @@ def is_grounded_constant(constant: Constant, quote: str, *, counts: bool = False
         readers.append((find_count_words, _number_values))
     if _suffixed(constant):
         readers.append((find_suffixed_numbers, _number_values))
+    readers.append((find_compound_numbers, _number_values))  # "90k-token", "a 5-point gain"
     return _grounded(constant, quote, readers)
 
 

@@ -286,6 +286,8 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
         comparator = None
     if relation is Relation.rate:
         law = trend = None  # the exponent's sign says which way it goes
+    if relation is Relation.change and not baselines:  # the same quantity, before and after
+        baselines = [_slug(f"{subject}_before"[:64])]
     if relation is Relation.identity:
         upper = None
         if len(baselines) > 1:
@@ -363,6 +365,14 @@ def _quantifier(reply: LLMCheckDraft, inner: Check, quote: str) -> Check:
     hay = normalize_with_map(quote)[0].lower()
     named = " ".join([hay, *slashed_labels(normalize_with_map(quote)[0])]).lower()
     labels = [label.strip() for label in reply.labels]
+    numbers = [find_numbers(label) for label in labels]
+    domain: list[Constant] = []
+    if labels and all(
+        len(n) == 1 and n[0].text == label for n, label in zip(numbers, labels, strict=True)
+    ):
+        # "a in {1.5, 2.0}": the settings are values of the sweep, an enumerated domain
+        domain = [Constant(value=n[0].value, text=n[0].text) for n in numbers]
+        labels = []
     for label in labels:
         if len(label) < 2 or not _phrase(label, named):
             raise ValueError(f"setting {label!r} is not named in the quote")
@@ -392,6 +402,7 @@ def _quantifier(reply: LLMCheckDraft, inner: Check, quote: str) -> Check:
         inner=inner,
         sweep=reply.over.strip(),
         labels=labels,
+        domain=domain,
         count=count,
         at_least=at_least,
     )
