@@ -547,3 +547,17 @@ def test_settings_enumerated_as_parts_or_averaged_are_not_a_dropped_quantifier()
     vague = "Zorp raises the score from 6% to at least 50%, and to over 70% on most models."
     check = _drafted(vague, relation="change", subject="score", number="6%", upper="50%")
     assert check.relation is Relation.change  # "over 70% on most models" checks nothing
+
+
+def test_a_name_two_parts_compare_is_one_quantity_and_two_stated_values_are_two() -> None:
+    quote = "The full model outperforms the variants without MPFL and without MIMR."
+    part = {"relation": "ordering", "subject": "full auroc", "direction": "higher"}
+    check = _drafted(quote, **part, baselines=["auroc without mpfl"],
+                     also=[{**part, "baselines": ["auroc without mimr"]}])  # fmt: skip
+    assert [q.name for q in check.all_quantities()] == [
+        "full_auroc", "auroc_without_mpfl", "auroc_without_mimr",
+    ]  # fmt: skip
+    versus = "On ArcBench, GridFormer reaches 61.4% accuracy versus 48.2% for TileNet."
+    other = {"relation": "equal", "subject": "accuracy", "number": "48.2%"}
+    two = _drafted(versus, relation="equal", subject="accuracy", number="61.4%", also=[other])
+    assert [q.name for q in two.all_quantities()] == ["accuracy_1", "accuracy_2"]

@@ -435,6 +435,28 @@ def _what_to_change(reason: str) -> str:
     return f"{reason} (to fix: {fix})" if fix else reason
 
 
+def _stated(leaf: Check) -> set[str]:
+    """The quantities ``leaf`` states a value of (the subject of a node with a constant)."""
+    return {n.subject for n in leaf.nodes() if n.subject and n.constant is not None}
+
+
+def _named_apart(leaves: list[Check]) -> list[Check]:
+    """The parts with their quantities named apart only where two parts state a value of the
+    same name ("accuracy = 54.7%" and "accuracy = 41.0%": two quantities, suffixed per part);
+    a name several parts compare ("full > without_a", "full > without_b") is one quantity."""
+    counts: dict[str, int] = {}
+    for leaf in leaves:
+        for name in _stated(leaf):
+            counts[name] = counts.get(name, 0) + 1
+    clash = {name for name, n in counts.items() if n > 1}
+    if not clash:
+        return leaves
+    return [
+        leaf.suffixed(str(i + 1)) if _stated(leaf) & clash else leaf
+        for i, leaf in enumerate(leaves)
+    ]
+
+
 def check_from_llm(reply: LLMCheckDraft, quote: str) -> Draft:
     """The check a model's reply describes, validated, grounded and audited by code (or why
     not)."""
@@ -443,9 +465,7 @@ def check_from_llm(reply: LLMCheckDraft, quote: str) -> Draft:
         return Draft(reason=f"the model finds no check: {why}", rule="llm")
     try:
         leaves = [_leaf(reply, quote), *(_part(part, quote) for part in reply.also)]
-        names = [q.name for leaf in leaves for q in leaf.quantities]
-        if len(set(names)) != len(names):
-            leaves = [leaf.suffixed(str(i + 1)) for i, leaf in enumerate(leaves)]
+        leaves = _named_apart(leaves)
         check = (
             leaves[0]
             if len(leaves) == 1
