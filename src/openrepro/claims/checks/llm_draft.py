@@ -497,9 +497,12 @@ def draft_messages(quote: str) -> list[Message]:
 
 
 def draft_check_llm(
-    quote: str, client: LLMClient, *, claim_id: str = "", max_tokens: int = 384
+    quote: str, client: LLMClient, *, claim_id: str = "", max_tokens: int | None = None
 ) -> Draft:
-    """A check drafted by the model behind ``client`` for ``quote``, validated by code."""
+    """A check drafted by the model behind ``client`` for ``quote``, validated by code.
+    ``max_tokens``: the reply's budget, else the client's own (a capable model's v4 draft of a
+    claim with several parts runs to ~800 tokens: a fifth of the recorded replies exceed 384;
+    the client doubles the budget once on a cut reply)."""
     messages = draft_messages(quote)
     try:
         result = client.complete(
