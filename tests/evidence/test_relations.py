@@ -680,3 +680,48 @@ def test_a_flat_tail_with_several_seeds_is_still_monotone() -> None:
     ]
     result = evaluate(_monotone(Trend.decreasing), [Bound(quantity="y", points=points)])
     assert result.verdict == "verified" and "non_monotone" not in result.flags
+
+
+def _small_rate(order: Order, exponent: float, logs: float | None = None) -> Check:
+    check = _rate(order, exponent, logs)
+    return check.model_copy(
+        update={"sweep": "r", "rate": check.rate.model_copy(update={"symbol": "r"})}  # type: ignore[union-attr]
+    )
+
+
+R = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
+
+
+@pytest.mark.parametrize(
+    ("order", "f", "verdict"),
+    [
+        # Omega(r^2) over r in (0, 1): a lower bound as r goes to 0
+        (Order.Omega, lambda r: 4 * r**2, "verified"),
+        (Order.Omega, lambda r: 2 * r, "verified"),  # r >= r^2 on (0, 1): larger holds too
+        (Order.Omega, lambda r: 3 * r**3, "falsified"),  # confidently smaller as r -> 0
+        (Order.O, lambda r: 4 * r**2, "verified"),
+        (Order.O, lambda r: 3 * r**3, "verified"),  # smaller holds for an upper bound
+        (Order.O, lambda r: 2 * r, "falsified"),
+        (Order.Theta, lambda r: 2 * r, "falsified"),
+    ],
+)
+def test_a_rate_over_a_variable_below_1_is_decided_towards_0(
+    order: Order, f: object, verdict: str
+) -> None:
+    result = evaluate(_small_rate(order, 2), [_series("gap", f, R)])
+    assert result.verdict == verdict, result.detail
+    assert result.numbers["limit"] == "0" and "goes to 0" in result.detail
+
+
+def test_a_rate_without_a_log_factor_never_takes_log_log_of_x() -> None:
+    # x = 1 would make log(log x) fail: the fit must not compute it without a log factor
+    xs = [1.0, 2.0, 4.0, 8.0, 16.0]
+    result = evaluate(_rate(Order.O, -1), [_series("gap", lambda t: 3 / t, xs)])
+    assert result.verdict == "verified"
+
+
+def test_a_log_factor_towards_0_is_log_of_1_over_x() -> None:
+    data = _series("gap", lambda r: r * math.log(1 / r), R)
+    assert evaluate(_small_rate(Order.Theta, 1, logs=1), [data]).verdict == "verified"
+    straddles = _series("gap", lambda t: math.log(t) / t, [0.5, 2.0, 4.0, 8.0])
+    assert evaluate(_rate(Order.O, -1, logs=1), [straddles]).rule == "E4"

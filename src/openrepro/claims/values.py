@@ -13,6 +13,7 @@ numbers are not stated numbers; :func:`find_count_words` reads counts written as
 
 from __future__ import annotations
 
+import math
 import re
 from typing import ClassVar
 
@@ -24,13 +25,18 @@ __all__ = [
     "PowerMention",
     "ReportedValue",
     "Scale",
+    "find_compound_numbers",
     "find_count_words",
     "find_numbers",
     "find_powers",
+    "find_suffixed_numbers",
     "parse_number",
     "parse_power",
     "parse_scale",
     "parse_values",
+    "slashed_labels",
+    "split_range",
+    "variable_symbol",
 ]
 
 
@@ -123,7 +129,8 @@ _SUP_EXP = "[\u207b\u207a]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+"
 _POW10 = rf"10(?:\^\{{?[-+\u2212]?\d+\}}?|{_SUP_EXP})"
 _EXP = rf"(?:[eE][-+]?\d+|\s?[x\u00d7*]\s?{_POW10})"
 _MENTION = re.compile(
-    rf"(?:(?<![\w.\-/^])|(?<=\d-)|(?<=\d\u2013))(?P<num>{_POW10}|(?:{_NUM}|[-+\u2212]?\.\d+){_EXP}?)"
+    rf"(?:(?<![\w.\-/^])|(?<=\d-)|(?<=\d\u2013)|(?<=[\d%x]%/)|(?<=\d%/)|(?<=\dx-)"
+    rf"|(?<=\d%-)|(?<=\dx\u2013)|(?<=\d%\u2013))(?P<num>{_POW10}|(?:{_NUM}|[-+\u2212]?\.\d+){_EXP}?)"
     rf"(?:\s?(?P<unit>{_UNIT}|k\b))?(?!,\d)(?![\w-]*-[A-Za-z])(?!\w)",
     re.IGNORECASE,
 )
@@ -198,13 +205,15 @@ class PowerMention(BaseModel):
 
     def _of(self, table: dict[str, float], symbol: str) -> float | None:
         if symbol:
+            if math.isnan(self.powers.get(symbol, 0.0) + self.logs.get(symbol, 0.0)):
+                return None  # inside a sum or a polylog: the expression gives no power of it
             if symbol in self.powers or symbol in self.logs or not (self.powers or self.logs):
-                return table.get(symbol, 0.0)
+                return _known(table.get(symbol, 0.0))
             return None  # the expression is about other variables
         variables = set(self.powers) | set(self.logs)
         if len(variables) > 1:
             return None  # which variable's exponent? the check names its symbol
-        return table.get(next(iter(variables)), 0.0) if variables else 0.0
+        return _known(table.get(next(iter(variables)), 0.0)) if variables else 0.0
 
     def exponent(self, symbol: str = "") -> float | None:
         """The exponent of ``symbol`` (of the only variable when ``""``; 0 for ``O(1)`` or
@@ -214,6 +223,11 @@ class PowerMention(BaseModel):
     def log_power(self, symbol: str = "") -> float | None:
         """The power of ``log symbol`` (0 when there is no logarithm), like :meth:`exponent`."""
         return self._of(self.logs, symbol)
+
+
+def _known(value: float) -> float | None:
+    """An exponent, or None where the expression gives none (a variable inside a sum)."""
+    return None if math.isnan(value) else value
 
 
 _GREEK = {
@@ -236,6 +250,10 @@ _Mono = tuple[dict[str, float], dict[str, float]]
 
 class _Unreadable(Exception):
     pass
+
+
+class _Sum(_Unreadable):
+    """A sum where a product was expected: unreadable, except as a parenthesised factor."""
 
 
 def _tokens(text: str) -> list[str]:
@@ -295,9 +313,13 @@ class _Reader:
                 mono = _times(mono, self.term())
             elif token == "/":
                 self.take()
-                mono = _times(mono, _raised(self.term(), -1.0))
+                below = self.term()
+                while self.peek() and self.peek() not in {")", "}", "]", "/", "+", "-",
+                                                          "\u2212", *self._TIMES}:  # fmt: skip
+                    below = _times(below, self.term())  # "1/eta T" is 1/(eta T)
+                mono = _times(mono, _raised(below, -1.0))
             elif token in {"+", "-", "\u2212"}:
-                raise _Unreadable("a sum has no single order")
+                raise _Sum("a sum has no single order")
             else:
                 mono = _times(mono, self.term())  # juxtaposition: "T log T"
         return mono
@@ -334,9 +356,29 @@ class _Reader:
         opening = self.take()
         if opening not in self._CLOSE:
             raise _Unreadable(opening)
-        mono = self.expr()
+        start = self.i
+        try:
+            mono = self.expr()
+        except _Sum:
+            mono = self._sum(start, self._CLOSE[opening])
         self.take(self._CLOSE[opening])
         return mono
+
+    def _sum(self, start: int, closing: str) -> _Mono:
+        """A parenthesised sum (``(r - rho)``, ``(d + 2)``): a factor of no single power; each
+        of its variables gets an unknown (NaN) exponent, so the expression's exponent is read
+        only for a variable outside it (the swept one)."""
+        self.i, depth, names = start, 0, set()
+        while self.peek() and not (depth == 0 and self.peek() == closing):
+            token = self.take()
+            depth += {"(": 1, "{": 1, "[": 1, ")": -1, "}": -1, "]": -1}.get(token, 0)
+            if token.startswith("\\") and token[1:] in _GREEK:
+                names.add(_GREEK[token[1:]])
+            elif token in _GREEK:
+                names.add(_GREEK[token])
+            elif re.fullmatch(r"[A-Za-z\u03b1-\u03c9](?:_\{\w+\}|_\w)?", token):
+                names.add(token.replace("{", "").replace("}", ""))
+        return {name: math.nan for name in names}, {}
 
     def factor(self) -> _Mono:
         token = self.peek()
@@ -363,11 +405,96 @@ class _Reader:
             return {}, {v: power for v in variables}
         if token.startswith("\\") and token[1:] in _GREEK:
             return {_GREEK[token[1:]]: 1.0}, {}
+        if token in _GREEK:  # "eta", "rho" written as words (lower case, as in "eta T")
+            return {_GREEK[token]: 1.0}, {}
+        if token == "sqrt":  # "sqrt(h)", "sqrt T"
+            return _raised(self.group() if self.peek() in self._CLOSE else self.factor(), 0.5)
+        if token == "polylog":  # a log factor of no stated power (Õ hides it: find_powers)
+            argument = self.term()
+            return {}, {v: math.nan for v in set(argument[0]) | set(argument[1])}
         if re.fullmatch(r"[A-Za-z\u03b1-\u03c9](?:_\{\w+\}|_\w)?", token):
             return {token.replace("{", "").replace("}", ""): 1.0}, {}
         if re.fullmatch(r"[A-Za-z]{2,3}", token) and token.lower() not in _FUNCTIONS:
             return {v: float(token.count(v)) for v in token}, {}  # "nT": n times T
         raise _Unreadable(token)
+
+
+_SUFFIXED = re.compile(rf"(?<![\w.\-/^])(?P<num>{_NUM})(?P<unit>[A-Za-z]{{1,3}})(?![\w-])")
+
+
+def find_suffixed_numbers(sentence: str) -> list[NumberMention]:
+    """Numbers written with a letter suffix glued on (``28U``, ``12h``) that
+    :func:`find_numbers` leaves out (it cannot tell them from ``3D`` or ``4o``): read only to
+    ground a constant whose own text is written so."""
+    return [
+        NumberMention(
+            text=m.group(0),
+            value=_number(m.group("num")),
+            unit=m.group("unit"),
+            start=m.start(),
+            end=m.end(),
+        )
+        for m in _SUFFIXED.finditer(sentence)
+    ]
+
+
+_COMPOUND = re.compile(
+    rf"(?<![\w.\-/^])(?P<num>{_NUM})\s?(?P<unit>%|x|k|K|M|B|[A-Za-z]{{0,3}})(?=-[A-Za-z])"
+)
+
+
+def find_compound_numbers(sentence: str) -> list[NumberMention]:
+    """Numbers that begin a compound adjective (``90k-token``, ``5-point``, ``350M-parameter``),
+    which :func:`find_numbers` leaves out (most are settings, the scale): read only to ground
+    a constant a drafter copied from such a compound."""
+    out: list[NumberMention] = []
+    for m in _COMPOUND.finditer(sentence):
+        unit = m.group("unit") or ""
+        value = _number(m.group("num")) * (1000.0 if unit in {"k", "K"} else 1.0)
+        out.append(NumberMention(text=m.group(0), value=value, unit=unit, start=m.start(),
+                                 end=m.end()))  # fmt: skip
+    return out
+
+
+_SLASHED = re.compile(r"(?<![\w-])(?P<stem>[A-Za-z][\w]*(?:-[A-Za-z]\w*)*-?)(?P<first>\d+)"
+                      r"(?P<rest>(?:/\d+)+)(?![\w/])")  # fmt: skip
+
+
+def slashed_labels(sentence: str) -> list[str]:
+    """The settings a label like ``CIFAR-10/100`` names (``CIFAR-10``, ``CIFAR-100``)."""
+    out: list[str] = []
+    for match in _SLASHED.finditer(sentence):
+        stem = match.group("stem")
+        for number in [match.group("first"), *match.group("rest").strip("/").split("/")]:
+            out.append(stem + number)
+    return out
+
+
+def variable_symbol(name: str) -> str:
+    """A variable as :func:`find_powers` keys it: ``"eta"``, ``"\\eta"`` and ``"η"`` are
+    ``"η"``; ``"T_{max}"`` is ``"T_max"``; other names as they are."""
+    name = name.strip().replace("{", "").replace("}", "")
+    word = name.removeprefix("\\")
+    return _GREEK.get(word, _GREEK.get(word.lower(), name) if word.lower() in _GREEK else name)
+
+
+_RANGE = re.compile(
+    rf"^\s*(?P<a>{_NUM})\s?(?P<ua>%|[A-Za-z]{{1,6}})?\s*(?:-|\u2013|\u2014|to)\s*"
+    rf"(?P<b>{_NUM})\s?(?P<ub>%|[A-Za-z]{{1,6}})?\s*$"
+)
+
+
+def split_range(text: str) -> tuple[str, str] | None:
+    """The two ends of a range as written (``"4-6"`` -> ``("4", "6")``, ``"2\u20136%"`` (an
+    en dash) -> ``("2", "6%")``, ``"10 to 20 ms"``), or None when ``text`` is not a range."""
+    match = _RANGE.match(text)
+    if match is None or match.group("b").startswith(("-", "\u2212", "+")):
+        return None
+    if len(find_numbers(text)) == 1:
+        return None  # one number ("1e-3")
+    first = text[match.start("a") : match.end("ua") if match.group("ua") else match.end("a")]
+    second = text[match.start("b") : match.end("ub") if match.group("ub") else match.end("b")]
+    return first, second
 
 
 def parse_power(text: str) -> tuple[dict[str, float], dict[str, float]] | None:
@@ -388,7 +515,8 @@ def parse_power(text: str) -> tuple[dict[str, float], dict[str, float]] | None:
 _ORDER = re.compile(
     r"(?:(?<![A-Z0-9_\\])(?P<o>\\mathcal\{O\}|\\mathcal O|\\tilde\{O\}|\\widetilde\{O\}|O"
     r"|\u00d5|\U0001d4aa)"
-    r"|(?P<g>\\Theta|\\Omega|\u0398|\u03a9))\s*(?:\\left|\\big|\\Big)?\s*\("
+    r"|(?P<g>\\Theta|\\Omega|\u0398|\u03a9|(?<![A-Za-z])(?:Theta|Omega)))"
+    r"\s*(?:\\left|\\big|\\Big)?\s*\("
 )
 _VAR = r"(?:[A-Za-z\u03b1-\u03c9](?:_\{\w+\}|_\w)?)"
 _EXPONENT = (
@@ -406,7 +534,9 @@ def _order_spans(sentence: str) -> list[tuple[str, int, int, str]]:
     spans: list[tuple[str, int, int, str]] = []
     for match in _ORDER.finditer(sentence):
         greek = match.group("g")
-        order = "O" if not greek else ("Theta" if greek in {"\\Theta", "\u0398"} else "Omega")
+        order = (
+            "O" if not greek else ("Theta" if greek in {"\\Theta", "\u0398", "Theta"} else "Omega")
+        )
         depth, end = 1, match.end()
         while end < len(sentence) and depth:
             depth += {"(": 1, ")": -1}.get(sentence[end], 0)
@@ -415,6 +545,17 @@ def _order_spans(sentence: str) -> list[tuple[str, int, int, str]]:
             continue
         spans.append((order, match.start(), end, sentence[match.end() : end - 1]))
     return spans
+
+
+def _all_unknown(mono: tuple[dict[str, float], dict[str, float]]) -> bool:
+    """Whether every power and log power is unknown: a sum alone ("O(n + m)") states no rate."""
+    values = [*mono[0].values(), *mono[1].values()]
+    return bool(values) and all(math.isnan(v) for v in values)
+
+
+def _tilde(text: str) -> bool:
+    """Whether a rate is written with a tilde (``Õ``, ``\tilde{O}``): up to polylog factors."""
+    return text.startswith(("\u00d5", "\\tilde", "\\widetilde"))
 
 
 def find_powers(sentence: str) -> list[PowerMention]:
@@ -427,7 +568,9 @@ def find_powers(sentence: str) -> list[PowerMention]:
     for order, start, end, inner in _order_spans(sentence):
         taken.append((start, end))
         mono = parse_power(inner.replace("\\right", ""))
-        if mono is not None:
+        if mono is not None and _tilde(sentence[start:end]):  # Õ hides polylog factors
+            mono = mono[0], {k: v for k, v in mono[1].items() if not math.isnan(v)}
+        if mono is not None and not _all_unknown(mono):
             text = sentence[start:end]
             found.append(PowerMention(text=text, order=order, powers=mono[0], logs=mono[1],
                                       start=start, end=end))  # fmt: skip
@@ -435,7 +578,7 @@ def find_powers(sentence: str) -> list[PowerMention]:
         if any(a <= match.start() < b for a, b in taken):
             continue
         mono = parse_power(match.group(0))
-        if mono is not None:
+        if mono is not None and not _all_unknown(mono):
             found.append(PowerMention(text=match.group(0), powers=mono[0], logs=mono[1],
                                       start=match.start(), end=match.end()))  # fmt: skip
     return sorted(found, key=lambda m: m.start)

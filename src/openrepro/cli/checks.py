@@ -56,7 +56,7 @@ from openrepro.cli._common import (
 from openrepro.config import CheckDrafting, Settings
 from openrepro.errors import ChallengeNotFoundError, CheckError
 from openrepro.llm import LLMClient, open_client
-from openrepro.workspace import propose_in_workspace
+from openrepro.workspace import check_lines, propose_in_workspace
 
 __all__ = ["check_app", "propose_app", "register"]
 
@@ -379,7 +379,9 @@ def propose(
     if fmt is OutputFormat.json:
         print_json(check)
         return
-    console.print(f"{escape(check.claim_id)}: {escape(check.describe())}")
+    console.print(f"{escape(check.claim_id)}:")
+    for line in check_lines(check, check.claim_id):
+        console.print(escape(line))
     console.print(f"written to {escape(str(folder / 'checks.json'))}; submit to propose it")
 
 

@@ -165,6 +165,12 @@ def judge(
         table.add_row(str(row.logbook_id), escape(row.claim_id), row.verdict, row.rule, row.path,
                       ", ".join(row.flags), escape(row.rationale))  # fmt: skip
     console.print(table)
+    if report.judge_errors:
+        console.print(
+            f"[red]{report.judge_errors} judge errors[/red]: the judge's own code failed on "
+            "these claims (flag judge_error, rule J1; logged with the traceback); the logbooks "
+            "are not at fault"
+        )
     skipped = len(report.verdicts) - report.judged
     if skipped:
         console.print(f"{skipped} claims already judged under this config (skipped)")

@@ -39,6 +39,8 @@ Flag = Literal[
     "map_entry_unbound",
     # a file the logbook holds could not be read (a reader's refusal; the judge goes on)
     "evidence_unreadable",
+    # the judge's own code failed on this claim (a bug to fix, logged with its traceback)
+    "judge_error",
     # provenance checks (docs/provenance.md): evidence downgraded to testimony or contradicted
     "run_cell_inconsistent",
     "output_edited",

@@ -40,7 +40,10 @@ Each relation reduces to an **estimate with an interval** (95 % by default) and 
   divided out first) with its t interval, against the claimed order and exponent ``a`` +-
   the margin (:meth:`Check.exponent_margin`): ``O`` claims ``p <= a`` (a faster decay holds
   too: ``T^-2`` verifies ``O(1/T)``), ``Omega`` ``p >= a``, ``Theta`` both; falsified only
-  when the interval lies wholly outside (a confidently slower decay for ``O``);
+  when the interval lies wholly outside (a confidently slower decay for ``O``). A sweep
+  wholly below 1 (``r``, ``epsilon``, ``delta``, ``eta`` in (0, 1)) is read towards 0, where
+  the comparisons turn over: ``O(r^2)`` claims ``p >= 2``, ``Omega(r^2)`` ``p <= 2``, and a
+  log factor is ``log^q(1/x)``; a log factor over a sweep on both sides of 1 is undecided;
 - ``identity``: every residual's magnitude at most the tolerance (the stated constant, else
   the organizer's absolute tolerance, else 1e-9); falsified when, at some point, every
   residual exceeds it and so does their mean's t interval;
@@ -948,8 +951,13 @@ def _rate(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evalua
     x, y = xy
     rate = check.rate
     q = rate.log_exponent.value if rate.log_exponent is not None else 0.0
-    if any(v <= 0 for v in x) or (q and any(v <= 1 for v in x)):
-        why = "a rate's log-log fit needs x > 0" + (" (x > 1 with a log factor)" if q else "")
+    # a sweep wholly below 1 (r, epsilon, delta, eta) is read towards 0: there a log factor is
+    # log(1/x), and a smaller exponent is the larger value (the order's comparison turns over)
+    small = all(0 < v < 1 for v in x)
+    if any(v <= 0 for v in x) or (q and not small and any(v <= 1 for v in x)):
+        why = "a rate's log-log fit needs x > 0" + (
+            " (with a log factor: every x > 1, or every x < 1)" if q else ""
+        )
         return _undecided(check, "E4", "nonpositive", why, [b])
     if any(v <= 0 for v in y):
         return _undecided(
@@ -957,7 +965,9 @@ def _rate(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evalua
             "a rate's log-log fit needs positive values (log an error's magnitude)", [b],
         )  # fmt: skip
     lx = [math.log(v) for v in x]
-    ly = [math.log(yi) - q * math.log(math.log(xi)) for xi, yi in zip(x, y, strict=True)]
+    ly = [math.log(yi) for yi in y]
+    if q:  # divide the log factor out: log^q(x) as x grows, log^q(1/x) as x shrinks to 0
+        ly = [li - q * math.log(abs(math.log(xi))) for xi, li in zip(x, ly, strict=True)]
     n = len(x)
     t = float(stats.t.ppf(0.5 + confidence / 2, max(n - 2, 1)))
     _, interval = _fit_line(lx, ly, t)
@@ -968,6 +978,8 @@ def _rate(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evalua
     op = {Order.O: Comparator.le, Order.Omega: Comparator.ge, Order.Theta: Comparator.eq}[
         rate.order
     ]
+    if small:  # towards 0: O(r^2) is at most c r^2 there, so an exponent at least 2
+        op = {Comparator.le: Comparator.ge, Comparator.ge: Comparator.le}.get(op, op)
     region = _region(op, a, margin, None, 0.0)
     outcome = _decide(interval, region)
     rule = {"holds": "O1", "fails": "O2", "undecided": "O3"}[outcome]
@@ -979,6 +991,14 @@ def _rate(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evalua
         Order.Omega: "a growth at least as fast (decay at most as fast) holds",
         Order.Theta: "the exponent must match on both sides",
     }[rate.order]
+    if small:
+        meaning = {
+            Order.O: f"as {check.sweep or 'x'} goes to 0: at most of that order, so an "
+            "exponent at least the claimed one",
+            Order.Omega: f"as {check.sweep or 'x'} goes to 0: at least of that order, so an "
+            "exponent at most the claimed one",
+            Order.Theta: f"as {check.sweep or 'x'} goes to 0: the exponent must match",
+        }[rate.order]
     return Evaluation(
         verdict=verdict,
         rule=rule,
@@ -994,6 +1014,7 @@ def _rate(check: Check, bound: Mapping[str, Bound], confidence: float) -> Evalua
             "df": interval.df,
             "claimed_exponent": a,
             "log_exponent": q,
+            "limit": "0" if small else "infinity",  # where the sweep is read towards
             "margin": margin,
             # the claimed exponents (not values of the subject: a chart draws no line there)
             "exponent_low": region[0] if math.isfinite(region[0]) else None,

@@ -64,6 +64,7 @@ __all__ = [
     "JudgedClaim",
     "judge_claim",
     "judge_config",
+    "judge_error_claim",
     "unreadable_claim",
 ]
 
@@ -281,6 +282,19 @@ def _say_unreadable(decision: Decision, binding: CheckBinding) -> None:
     """A table that could not be read is named in the rationale (``evidence_unreadable``)."""
     if binding.unreadable:
         decision.rationale += f" (unreadable: {'; '.join(binding.unreadable)})"
+
+
+def judge_error_claim(claim_id: str, problem: Exception) -> JudgedClaim:
+    """The verdict of a claim on which the judge's own code failed (an exception that is not a
+    reader's :class:`~openrepro.errors.LogbookError`): ``inconclusive``, rule ``J1``, flag
+    ``judge_error``, the reason naming it a judge error; the judge goes on. Never "evidence
+    could not be read": the logbook is not at fault."""
+    what = f"{type(problem).__name__}: {problem}" if str(problem) else type(problem).__name__
+    decision = Decision(verdict="inconclusive", rule="J1",
+                        rationale=f"judge error (a fault of the judge, not of the logbook): "
+                                  f"{what}; reported to the organizers",
+                        flags=["judge_error"])  # fmt: skip
+    return JudgedClaim(claim_id=claim_id, decision=decision, path="none")
 
 
 def unreadable_claim(claim_id: str, problem: Exception) -> JudgedClaim:

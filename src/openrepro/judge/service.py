@@ -19,19 +19,20 @@ check set``, an accepted proposal, a new proposal) is stale and judged again in 
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.proposals import check_digest, effective_check, open_proposals
 from openrepro.claims.service import claim_view
-from openrepro.errors import LLMError, NotFoundError, StoreError
+from openrepro.errors import LLMError, LogbookError, NotFoundError, StoreError
 from openrepro.evidence.checks import stored_levels
 from openrepro.evidence.reviews import answered_since, newest_answers, stored_reviews
 from openrepro.identity.service import ensure_writable
@@ -40,6 +41,7 @@ from openrepro.judge.engine import (
     PROMPT_VERSION,
     judge_claim,
     judge_config,
+    judge_error_claim,
     unreadable_claim,
 )
 from openrepro.llm import LLMClient, Usage
@@ -49,6 +51,8 @@ from openrepro.logbooks.service import locator
 from openrepro.provenance.attest import attest_if_cited
 from openrepro.store import Claim, Logbook, Paper, Participant, Verdict, VerdictEdit
 from openrepro.store.tables_provenance import Replay
+
+_log = logging.getLogger(__name__)
 
 __all__ = [
     "JudgeReport",
@@ -83,6 +87,12 @@ class JudgeReport(BaseModel):
     @property
     def judged(self) -> int:
         return sum(not v.skipped for v in self.verdicts)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def judge_errors(self) -> int:
+        """Claims on which the judge's own code failed this run (flag ``judge_error``)."""
+        return sum(not v.skipped and "judge_error" in v.flags for v in self.verdicts)
 
 
 def judge_targets(
@@ -280,8 +290,11 @@ def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
                                      reviews=reviews.get(claim.id))  # fmt: skip
             except (LLMError, StoreError):
                 raise
-            except Exception as exc:  # one bad logbook never stops the judge
+            except LogbookError as exc:  # a reader's refusal: one bad logbook never stops it
                 judged = unreadable_claim(view.id, exc)
+            except Exception as exc:  # the judge's own fault: logged, counted, named so
+                _log.exception("judge error on claim %s of logbook %s", view.id, book.id)
+                judged = judge_error_claim(view.id, exc)
             usage.add(judged.usage)
             decision = judged.decision
             if provisional:  # an unconfirmed proposal or draft: shown, not counted

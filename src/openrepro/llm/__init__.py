@@ -15,7 +15,7 @@ backend talks to ``llm_url`` (vLLM, llama.cpp server, Ollama, TGI, HF router). W
 from __future__ import annotations
 
 from openrepro.config import Settings
-from openrepro.llm.client import LLMClient, cache_key, parse_json_reply
+from openrepro.llm.client import LLMClient, cache_key, parse_json_reply, request_sha256
 from openrepro.llm.types import Backend, LLMResult, Message, OutputMode, RawCompletion, Usage
 from openrepro.store import Store
 
@@ -32,6 +32,7 @@ __all__ = [
     "make_backend",
     "open_client",
     "parse_json_reply",
+    "request_sha256",
 ]
 
 

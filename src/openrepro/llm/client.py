@@ -27,7 +27,7 @@ from openrepro.errors import LLMOutputError
 from openrepro.llm.types import Backend, LLMResult, Message, RawCompletion, Usage
 from openrepro.store import LLMCacheEntry, Store
 
-__all__ = ["LLMClient", "cache_key", "parse_json_reply"]
+__all__ = ["LLMClient", "cache_key", "parse_json_reply", "request_sha256"]
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -50,6 +50,19 @@ def cache_key(backend: str, model: str, prompt_version: str, schema: dict[str, A
         },
         sort_keys=True,
         ensure_ascii=False,
+    )
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def request_sha256(messages: list[Message], schema: dict[str, Any]) -> str:
+    """The hash of what a chat request asks: its messages (role and content, in order) and the
+    JSON schema its reply must satisfy; nothing else (model, temperature, seed, token limit,
+    output mode). Recorded answers are keyed by it (``bench/replay_llm.py``)."""
+    payload = json.dumps(
+        {"messages": [{"role": m.role, "content": m.content} for m in messages], "schema": schema},
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
     )
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 

@@ -31,6 +31,7 @@ from openrepro.store import Paper
 __all__ = [
     "PullReport",
     "WorkspacePayload",
+    "check_lines",
     "fetch_workspace",
     "propose_in_workspace",
     "pull_paper",
@@ -103,11 +104,43 @@ def _check_lines(claim: ClaimView) -> list[str]:
              "organizer": "an organizer's", "participant": "a confirmed proposal",
              "confirmed": "confirmed by independent drafters"}  # fmt: skip
     lines = [f"- check: {claim.check.describe()} ({whose.get(claim.check.origin.value, '')})"]
-    sweeps = sweeps_of(claim.check)
-    quantities = claim.check.for_claim(claim.id).all_quantities()
+    return lines + check_lines(claim.check, claim.id)[1:]
+
+
+def _tolerances(check: Check) -> list[str]:
+    """How close each decided relation must come, in words (one line per distinct one)."""
+    out: list[str] = []
+    for node in check.nodes():
+        r = node.relation.value
+        if r in {"for_all", "exists", "all_of", "human"}:
+            continue
+        if r == "rate":
+            said = f"rate: the fitted exponent within {node.exponent_margin():g} of the claimed one"
+        elif r == "identity":
+            said = f"identity: every residual at most {node.identity_tolerance():g}"
+        elif r in {"trend", "growth"}:
+            said = f"{r}: decided by the fit over the sweep (95 % confidence)"
+        elif node.tolerance.rel == 0 and node.tolerance.abs == 0:
+            said = f"{r}: the number as stated, no tolerance"
+        else:
+            parts = [f"{node.tolerance.rel:.0%} relative"] if node.tolerance.rel else []
+            parts += [f"{node.tolerance.abs:g} absolute"] if node.tolerance.abs else []
+            said = f"{r}: within {' or '.join(parts)}"
+        if said not in out:
+            out.append(said)
+    return out
+
+
+def check_lines(check: Check, claim_id: str) -> list[str]:
+    """A check in words for a participant: the check, its tolerance, and the exact keys to
+    log (CLAIMS.md and ``openrepro check propose`` print these)."""
+    lines = [f"- check: {check.describe()}"]
+    lines += [f"- tolerance: {t}" for t in _tolerances(check)]
+    sweeps = sweeps_of(check)
+    quantities = check.for_claim(claim_id).all_quantities()
     if len(quantities) == 1 and quantities[0].name not in sweeps:
         # one quantity: the one metric logged for the claim binds it, whatever its name
-        lines.append(f"- log as: `claims/{claim.id}/<metric>` (one metric for this claim; "
+        lines.append(f"- log as: `claims/{claim_id}/<metric>` (one metric for this claim; "
                      f"`{quantities[0].key}` names it exactly)")  # fmt: skip
         return lines
     for quantity in quantities:
@@ -116,8 +149,8 @@ def _check_lines(claim: ClaimView) -> list[str]:
         if quantity.name in sweeps:
             sweep = sweeps[quantity.name]
             lines.append(
-                f"  - one run per point, with `claims/{claim.id}/{sweep_metric(sweep)}` = the "
-                f"point's {sweep}"
+                f"  - one run per point, with `claims/{claim_id}/{sweep_metric(sweep)}` = the "
+                f"point's {sweep} (this key in lower case, exactly)"
             )
     return lines
 
@@ -289,6 +322,7 @@ def write_workspace(
         + "\n",
         "INSTRUCTIONS.md": _template("INSTRUCTIONS.md", values),
         "AGENTS.md": _template("AGENTS.md", values),
+        "CHECKS.md": _template("CHECKS.md", values),
         WORKSPACE_FILE: json.dumps(
             {
                 "challenge": payload.challenge,

@@ -87,7 +87,14 @@ from openrepro.claims.checks.records import (
     Trend,
 )
 from openrepro.claims.text import normalize_with_map
-from openrepro.claims.values import NumberMention, Scale, dataset_of, find_numbers, parse_scale
+from openrepro.claims.values import (
+    NumberMention,
+    Scale,
+    dataset_of,
+    find_count_words,
+    find_numbers,
+    parse_scale,
+)
 from openrepro.config import DEFAULT_CHECK_DRAFTING, CheckDrafting
 
 __all__ = [
@@ -542,6 +549,15 @@ _NEGATIVE = re.compile(
 )
 
 
+#: "outperforms the LoRA baseline by at least 2 points": the margin of an ordering is a difference
+_BY_MARGIN = re.compile(
+    r"\b(?P<w>outperform|surpass|beat|exceed|improve)(?:s|es|ed|ing)?\b[^.;:]{0,80}?"
+    rf"\bby\s+{_QUAL}(?P<approx>{_APPROX})?\s*(?P<n>{_NUM})\s?(?P<pct>%|points?|pp)?"
+    r"(?P<abs>)(?P<u>)(?![\w.])",
+    re.I,
+)
+
+
 def _difference(c: _Clause) -> Check | None:
     t = c.text
     word = (
@@ -580,16 +596,20 @@ def _difference(c: _Clause) -> Check | None:
             re.I,
         )
     )
+    margin = None if m else _BY_MARGIN.search(t)
+    m = m or margin
     if not m:
         return None
     number = _number_at(c, m.start("n"))
-    if number is None or _setting(c, number):
-        return None
+    if number is None or (margin is None and _setting(c, number)):
+        return None  # "outperforms B by 2 points": the margin, never a setting
     upper_mention = _number_at(c, m.start("u")) if m.group("u") else None
     if "x" in {number.unit, upper_mention.unit if upper_mention else ""}:
         return None  # "1.11-4.7x lower": a ratio, not a difference
     w = m.group("w").lower() or "less"  # "saves 68% of the tokens": 68% less
     sign = -1.0 if _NEGATIVE.match(w) else 1.0
+    if margin is not None and direction_of(t) is Direction.lower:
+        sign = -1.0  # "outperforms B by 5% in latency": 5% lower
     percent = (
         (m.group("pct") or "") == "%"
         or number.unit == "%"
@@ -616,10 +636,12 @@ def _difference(c: _Clause) -> Check | None:
     elif sign < 0 and comparator is Comparator.ge:
         comparator = Comparator.le  # "more than 10% lower": a - b <= -10
     subject = _subject(c)
-    baselines = _baselines(c) or ["baseline"]
+    baselines = _baselines(c) or (_direct_baseline(c) if margin is not None else []) or ["baseline"]
     subject, base = _distinct(subject, baselines[0])
     c.rules.append("D5")
     direction = direction_of(t)
+    if margin is not None and direction is Direction.none:
+        direction = Direction.higher  # "outperforms by 2 points", no metric named: a score
     if w in {"faster", "slower"}:
         direction = Direction.higher
     if not m.group("w"):
@@ -1021,6 +1043,18 @@ def _comparable(c: _Clause) -> Check | None:
     )
 
 
+def _direct_baseline(c: _Clause) -> list[str]:
+    """The baseline an ordering names as its object ("outperforms LoRA on GLUE": lora)."""
+    direct = re.search(r"\b(?:outperform|surpass|beat)\w*\s+(?P<o>[^,;]+)", c.body, re.I)
+    if not direct:
+        return []
+    rest = _STOP.sub("", direct.group("o")).strip(" ,")
+    rest = re.split(r"\s+(?:such as|including|like|by|in|on)\s+", rest, maxsplit=1)[0]
+    if not rest or re.match(r"^[\d.~<>(+-]", rest):
+        return []
+    return ["other_methods"] if _GROUP.match(rest) else [_slug(rest, "baseline")]
+
+
 def _ordering(c: _Clause) -> Check | None:
     m = _BETTER.search(c.body)
     if not m:
@@ -1028,13 +1062,7 @@ def _ordering(c: _Clause) -> Check | None:
     word = m.group("w").lower()
     direction = direction_of(c.text if direction_of(c.text) is not Direction.none else c.full)
     superlative = word in {"best", "highest", "lowest", "worst", "smallest", "largest"}
-    baselines = _baselines(c)
-    direct = re.search(r"\b(?:outperform|surpass|beat)\w*\s+(?P<o>[^,;]+)", c.body, re.I)
-    if not baselines and direct:
-        rest = _STOP.sub("", direct.group("o")).strip(" ,")
-        rest = re.split(r"\s+(?:such as|including|like|by|in|on)\s+", rest, maxsplit=1)[0]
-        if rest and not re.match(r"^[\d.~<>(+-]", rest):
-            baselines = ["other_methods"] if _GROUP.match(rest) else [_slug(rest, "baseline")]
+    baselines = _baselines(c) or _direct_baseline(c)
     if not baselines:
         if not superlative and not word.startswith(
             ("reduc", "improv", "outperform", "surpass", "drop", "increase")
@@ -1385,15 +1413,20 @@ def _abstain(text: str) -> str:
 
 def _unlisted(text: str, check: Check) -> str:
     """A quantifier over settings the claim does not enumerate ("across four datasets")."""
-    if check.relation in {Relation.for_all, Relation.exists}:
-        return ""  # the quantifier is in the check
+    if any(node.relation in {Relation.for_all, Relation.exists} for node in check.nodes()):
+        return ""  # the quantifier is in the check (around it, or around one of its parts)
     for m in _UNLISTED.finditer(text):
         if re.search(
             r"\b(?:average\w*|mean|on average)\s+(?:[\w@-]+\s+){0,4}$", text[: m.start()], re.I
         ):
             continue
-        if re.search(r"\baverage", m.group(0), re.I):
+        if re.search(r"\baverage", m.group(0), re.I) or re.search(
+            r"^[^.;]{0,60}\b(?:an?\s+)?average\b", text[m.end() :], re.I
+        ):  # "across 11 datasets, X attains an average accuracy of ...": one value
             continue
+        counted = find_numbers(m.group(0)) or find_count_words(m.group(0))
+        if counted and check.relation is Relation.all_of and len(check.parts) >= counted[0].value:
+            continue  # "on two tasks" with one part per task: the settings are the parts
         return f"no check: a quantifier over settings not enumerated ({m.group(0).strip()!r})"
     return ""
 
@@ -1454,7 +1487,7 @@ def _reported(text: str) -> list[NumberMention]:
 def _used_numbers(check: Check) -> list[float]:
     values: list[float] = []
     for node in check.nodes():
-        for constant in (node.constant, node.upper):
+        for constant in (node.constant, node.upper, node.count, node.at_least, *node.domain):
             if constant is None:
                 continue
             mentions = find_numbers(constant.text)
@@ -1487,6 +1520,11 @@ _DERIVED = re.compile(
 )
 
 
+_VAGUE_AFTER = re.compile(
+    r"\s*(?:on|in|for|across|of)\s+(?:most|many|several|some|various)\b", re.IGNORECASE
+)
+
+
 def _unaccounted(text: str, check: Check) -> list[str]:
     """The numbers ``text`` reports that ``check`` neither uses nor derives from two it uses
     (a derived number must be written as one: "a gain of 1.8", "+0.12", "9x")."""
@@ -1497,12 +1535,18 @@ def _unaccounted(text: str, check: Check) -> list[str]:
         m.group(0)
         for m in re.finditer(
             r"\b\d+(?:\.\d+)?-(?:percentage-)?points?\b|\b\d+\.\d+\s?%?\s?/\s?\d+\.\d+\b", text
+        )  # "a 5-point gain", "97.88%/99.47%": numbers the check must use each of
+        if not all(
+            any(abs(float(n) - u) <= 1e-6 * max(float(n), u, 1e-12) for u in used)
+            for n in re.findall(r"\d+(?:\.\d+)?", m.group(0))
         )
     ]
     for m in _reported(text):
         value = abs(m.value)
         if any(abs(value - u) <= 1e-6 * max(value, u, 1e-12) for u in used):
             continue
+        if _VAGUE_AFTER.match(text[m.end :]):
+            continue  # "and to over 70% on most models": a vague quantifier checks nothing
         derived = (
             m.text.startswith(("+", "-", "\u2212"))
             or m.unit in {"x", "points", "point", "pp"}

@@ -33,13 +33,16 @@ from openrepro.claims.text import normalize_with_map
 from openrepro.claims.values import (
     NumberMention,
     PowerMention,
+    find_compound_numbers,
     find_count_words,
     find_numbers,
     find_powers,
+    find_suffixed_numbers,
+    slashed_labels,
 )
 from openrepro.errors import CheckError
 
-__all__ = ["grounding_problems", "is_grounded_constant", "require_grounded"]
+__all__ = ["grounding_problems", "is_grounded_constant", "label_named", "require_grounded"]
 
 
 def _close(a: float, b: float) -> bool:
@@ -103,7 +106,25 @@ def is_grounded_constant(constant: Constant, quote: str, *, counts: bool = False
     ] = [(find_numbers, _number_values), (find_powers, _power_values)]
     if counts:
         readers.append((find_count_words, _number_values))
+    if _suffixed(constant):
+        readers.append((find_suffixed_numbers, _number_values))
+    readers.append((find_compound_numbers, _number_values))  # "90k-token", "a 5-point gain"
     return _grounded(constant, quote, readers)
+
+
+def _suffixed(constant: Constant) -> bool:
+    """Whether the constant is written with a letter suffix glued on (``28U``): only such a
+    constant is grounded by a number the quote writes so (never ``3`` by ``3D``)."""
+    return any(m.text == constant.text.strip() for m in find_suffixed_numbers(constant.text))
+
+
+def label_named(label: str, quote: str) -> bool:
+    """Whether ``quote`` names the setting ``label`` (case aside): as written, or inside a
+    slashed label (``CIFAR-100`` in ``CIFAR-10/100``)."""
+    needle = normalize_with_map(label)[0].strip().lower()
+    text = normalize_with_map(quote)[0]
+    hay = " ".join([text, *slashed_labels(text)]).lower()
+    return bool(needle) and needle in hay
 
 
 def _rate_grounded(constant: Constant, quote: str, symbol: str, *, log: bool) -> bool:
@@ -145,7 +166,9 @@ def grounding_problems(check: Check, quote: str | None = None) -> list[str]:
             )
     hay = normalize_with_map(source)[0].lower()
     for label in labels:
-        if normalize_with_map(label)[0].strip().lower() not in hay:
+        if normalize_with_map(label)[0].strip().lower() not in hay and not label_named(
+            label, source
+        ):
             problems.append(f"setting {label!r} is not named in the quote")
     return problems
 

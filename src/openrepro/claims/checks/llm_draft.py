@@ -1,6 +1,6 @@
 """Drafting checks with a language model, through a constrained schema validated by code.
 
-The model fills :class:`LLMCheckDraft` (prompt ``check-draft-v3``): the relation and every
+The model fills :class:`LLMCheckDraft` (prompt ``check-draft-v4``): the relation and every
 choice from an enum, quantity names as slugs, the numbers **as text copied from the claim**,
 further conjuncts in ``also`` ("X reaches 54.7% versus 41.0% for Y" is two equalities), or
 ``"relation": "none"`` with a reason where no measurement checks the claim. Theory and scaling
@@ -26,8 +26,9 @@ reports that the check does not use, a quantifier over settings dropped).
 (:func:`openrepro.claims.checks.draft.draft_check`), the model only where the rules abstain.
 An abstention the rules mark ``settled`` (a kind their rules do not draft) goes to the model
 only when the check language states that kind (:data:`MODEL_DRAFTS_SETTLED`: a rate, a formula
-with an exponent, a counted quantifier); a theorem's statement, a rank, "up to N%", a
-description of the data or of the figures are not asked.
+with an exponent, a counted quantifier, a theorem (v4: checked where it has a numerical
+instance), "up to N" (v4: the best case, ``exists``)); a rank, a description of the data or of
+the figures are not asked.
 """
 
 from __future__ import annotations
@@ -64,7 +65,11 @@ from openrepro.claims.values import (
     find_count_words,
     find_numbers,
     find_powers,
+    find_suffixed_numbers,
     parse_power,
+    slashed_labels,
+    split_range,
+    variable_symbol,
 )
 from openrepro.errors import LLMOutputError
 from openrepro.llm import LLMClient, Message
@@ -76,21 +81,26 @@ __all__ = [
     "LLMCheckPart",
     "check_from_llm",
     "draft_check_llm",
+    "draft_messages",
     "draft_with_fallback",
     "model_may_draft",
 ]
 
-PROMPT_VERSION = "check-draft-v3"
+PROMPT_VERSION = "check-draft-v4"
 
 #: the rules' settled abstentions (``Draft.settled``, the reasons of
 #: :mod:`openrepro.claims.checks.draft`) whose kind the check language states: the model is
-#: asked for these (reason prefix -> the kind). Every other settled abstention (a theorem's
-#: statement, a rank, "up to N%", a description of the training data or of the figures) stays
-#: settled: no check states it, so the model is not asked either.
+#: asked for these (reason prefix, or words inside it, -> the kind). Every other settled
+#: abstention (a rank, a description of the training data or of the figures) stays settled: no
+#: check states it, so the model is not asked either.
 MODEL_DRAFTS_SETTLED: dict[str, str] = {
     "no check: a rate or an asymptotic bound": "rate",
     "no check: a rate or a formula with an exponent": "rate or exponential law",
     "no check: a counted quantifier": "counted quantifier",
+    # check-draft-v4: a theorem with a numerical instance (a rate, an identity, "there is an
+    # instance where"), and "up to N" as the best case over settings (exists)
+    "no check: a theorem's statement": "theorem with a numerical instance",
+    "is a maximum over settings not enumerated": "best case (exists)",
 }
 
 _LeafRelation = Literal[
@@ -119,6 +129,8 @@ class LLMCheckPart(BaseModel):
     number: str = Field(default="", max_length=40)
     upper: str = Field(default="", max_length=40)
     relative: bool = False
+    #: a percentage that is a fraction of one ("5% significance": p < 0.05)
+    fraction: bool = False
     direction: Literal["higher", "lower", "none"] = "none"
     trend: Literal["increasing", "decreasing", "none"] = "none"
     law: Literal[
@@ -129,7 +141,10 @@ class LLMCheckPart(BaseModel):
     #: rate: the bound, the variable as the formula writes it, the expression as written
     order: Literal["O", "Theta", "Omega", "none"] = "none"
     variable: str = Field(default="", max_length=24)
-    exponent: str = Field(default="", max_length=60)
+    exponent: str = Field(default="", max_length=80)
+    #: this part's own quantifier ("up to N" in one part: exists) and what it ranges over
+    quantifier: Literal["none", "for_all", "exists"] = "none"
+    over: str = Field(default="", max_length=40)
 
 
 class LLMCheckDraft(LLMCheckPart):
@@ -140,10 +155,9 @@ class LLMCheckDraft(LLMCheckPart):
     relation: _LeafRelation | Literal["none"]  # type: ignore[assignment]
     subject: _Name = Field(default="", max_length=64)
     reason: str = Field(default="", max_length=200)
-    quantifier: Literal["none", "for_all", "exists"] = "none"
-    #: for_all: what it ranges over ("dataset", "task"), the settings the claim names, how many
-    #: settings there are and how many must hold ("9 of 10 tasks": "10" and "9"), as written
-    over: str = Field(default="", max_length=40)
+    #: for_all: the settings the claim names, how many settings there are and how many must
+    #: hold ("9 of 10 tasks": "10" and "9"), as written; ``quantifier`` and ``over`` (what it
+    #: ranges over: "dataset", "task") quantify the whole draft, ``also`` included
     labels: list[str] = Field(default_factory=list, max_length=12)
     count: str = Field(default="", max_length=20)
     at_least: str = Field(default="", max_length=20)
@@ -161,13 +175,17 @@ def _one_number(text: str, *, counts: bool = False) -> NumberMention:
     mentions = find_numbers(text)
     if counts and not mentions:
         mentions = find_count_words(text)
+    if not mentions and not counts:  # a unit suffix glued on: "28U"
+        mentions = [m for m in find_suffixed_numbers(text) if m.text == text.strip()]
     if len(mentions) != 1:
         raise ValueError(f"{text!r} is not one number")
     return mentions[0]
 
 
 def _constant(text: str, quote: str, relative: bool) -> Constant | None:
-    """The number ``text`` states, read by code; None when ``text`` is empty."""
+    """The number ``text`` states, read by code; None when ``text`` is empty. With
+    ``relative`` (a relative difference, or a percentage that is a fraction of one) a
+    percentage is read as its hundredth."""
     if not text.strip():
         return None
     mention = _one_number(text)
@@ -184,7 +202,10 @@ def _expression(text: str) -> PowerMention:
         return mentions[0]
     read = parse_power(text)
     if read is None:
-        raise ValueError(f"rate exponent {text!r} is not a power of a variable")
+        raise ValueError(
+            f"rate exponent {text!r} is not a product of powers code can read (a sum, or an "
+            "exponent that is not a number)"
+        )
     return PowerMention(text=text, powers=read[0], logs=read[1], end=len(text))
 
 
@@ -195,6 +216,7 @@ def _rate(part: LLMCheckPart, quote: str) -> Rate:
     if not text:
         raise ValueError("a rate needs its expression as the claim writes it (exponent)")
     mention = _expression(text)
+    symbol = variable_symbol(part.variable) if part.variable.strip() else ""
     around = next(
         (m for m in find_powers(quote) if m.order and text in m.text),
         mention if mention.order else None,
@@ -206,16 +228,23 @@ def _rate(part: LLMCheckPart, quote: str) -> Rate:
     if around is not None and part.order not in {"none", around.order}:
         raise ValueError(f"the claim writes {around.text!r}, not an order {part.order}")
     variables = [*mention.powers, *(v for v in mention.logs if v not in mention.powers)]
-    symbol = part.variable.strip()
     if symbol and variables and symbol not in variables:
-        raise ValueError(f"{symbol!r} is not a variable of {text!r}")
+        raise ValueError(
+            f"{symbol!r} is not a variable of {text!r} (its variables: {', '.join(variables)})"
+        )
     if not symbol:
-        if len(variables) != 1:
+        swept = variable_symbol(part.sweep) if part.sweep.strip() else ""
+        if len(variables) == 1:
+            symbol = variables[0]
+        elif swept and (swept in variables or not variables):  # "Omega(1)" over T
+            symbol = swept
+        else:
             raise ValueError(f"a rate on {text!r} needs its variable")
-        symbol = variables[0]
     exponent, logs = mention.exponent(symbol), mention.log_power(symbol)
     if exponent is None or logs is None:
-        raise ValueError(f"{text!r} does not give the exponent of {symbol!r}")
+        raise ValueError(
+            f"{text!r} does not give the exponent of {symbol!r} (inside a sum or a polylog)"
+        )
     return Rate(
         order=Order(order),
         symbol=symbol,
@@ -230,9 +259,16 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
     baselines = [b for b in dict.fromkeys(_slug(b) for b in reply.baselines) if b != subject]
     relation = Relation(reply.relation)
     relative = reply.relative and relation is Relation.difference
-    constant = _constant(reply.number, quote, relative)
-    upper = _constant(reply.upper, quote, relative)
-    comparator: Comparator | None = Comparator(reply.comparator)
+    hundredth = relative or reply.fraction
+    number, upper_text, comparator_text = reply.number, reply.upper, reply.comparator
+    ends = split_range(number) if not upper_text.strip() else None
+    if ends is not None and relation is not Relation.change:  # "4-6": between 4 and 6
+        number, upper_text, comparator_text = ends[0], ends[1], "between"
+        if relation is Relation.equal:
+            relation = Relation.bound
+    constant = _constant(number, quote, hundredth)
+    upper = _constant(upper_text, quote, hundredth)
+    comparator: Comparator | None = Comparator(comparator_text)
     law = GrowthLaw(reply.law) if reply.law != "none" else None
     trend = Trend(reply.trend) if reply.trend != "none" else None
     description = subject.replace("_", " ")
@@ -250,6 +286,8 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
         comparator = None
     if relation is Relation.rate:
         law = trend = None  # the exponent's sign says which way it goes
+    if relation is Relation.change and not baselines:  # the same quantity, before and after
+        baselines = [_slug(f"{subject}_before"[:64])]
     if relation is Relation.identity:
         upper = None
         if len(baselines) > 1:
@@ -295,6 +333,16 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
     return leaf
 
 
+def _part(part: LLMCheckPart, quote: str) -> Check:
+    """One of the ``also`` parts, inside its own quantifier when it has one ("up to N")."""
+    leaf = _leaf(part, quote)
+    if part.quantifier == "none":
+        return leaf
+    return Check(
+        origin=Origin.llm, relation=Relation(part.quantifier), inner=leaf, sweep=part.over.strip()
+    )
+
+
 def _phrase(text: str, hay: str) -> bool:
     """Whether ``hay`` (normalised, lower case) writes ``text`` as a whole phrase."""
     needle = normalize_with_map(text)[0].strip().lower()
@@ -315,9 +363,18 @@ def _quantifier(reply: LLMCheckDraft, inner: Check, quote: str) -> Check:
             sweep=reply.over.strip(),
         )
     hay = normalize_with_map(quote)[0].lower()
+    named = " ".join([hay, *slashed_labels(normalize_with_map(quote)[0])]).lower()
     labels = [label.strip() for label in reply.labels]
+    numbers = [find_numbers(label) for label in labels]
+    domain: list[Constant] = []
+    if labels and all(
+        len(n) == 1 and n[0].text == label for n, label in zip(numbers, labels, strict=True)
+    ):
+        # "a in {1.5, 2.0}": the settings are values of the sweep, an enumerated domain
+        domain = [Constant(value=n[0].value, text=n[0].text) for n in numbers]
+        labels = []
     for label in labels:
-        if len(label) < 2 or not _phrase(label, hay):
+        if len(label) < 2 or not _phrase(label, named):
             raise ValueError(f"setting {label!r} is not named in the quote")
     count = at_least = None
     if reply.count.strip():
@@ -345,9 +402,59 @@ def _quantifier(reply: LLMCheckDraft, inner: Check, quote: str) -> Check:
         inner=inner,
         sweep=reply.over.strip(),
         labels=labels,
+        domain=domain,
         count=count,
         at_least=at_least,
     )
+
+
+#: what a drafter should change, by the words of a refusal (the first that matches)
+_FIXES: tuple[tuple[str, str], ...] = (
+    ("needs a baseline", "name the quantity it is compared with in baselines, even where the "
+     "claim names it only by a word ('lossless' -> lossless_accuracy)"),
+    ("is not one number", "copy one number as the claim writes it into number (a range's "
+     "second end into upper)"),
+    ("is not stated in the quote", "copy each number exactly as the claim writes it"),
+    ("is not named in the quote", "copy each setting's name exactly as the claim writes it"),
+    ("not a product of powers", "copy the rate's whole expression as the claim writes it "
+     "(O/Theta/Omega around it); a sum or a symbolic exponent cannot be checked"),
+    ("does not give the exponent", "name in variable the swept variable of the rate, one "
+     "outside any sum or polylog"),
+    ("is not a variable of", "name in variable a variable the expression writes"),
+    ("needs its variable", "name in variable (or sweep) the variable the runs sweep"),
+    ("needs its order", "give the order: O, Theta or Omega"),
+    ("needs a constant", "copy the number the claim states into number"),
+    ("needs a comparator", "give the comparator: ge, gt, le, lt or between"),
+    ("would not use", "put every number the claim reports as a result into one part (also)"),
+)  # fmt: skip
+
+
+def _what_to_change(reason: str) -> str:
+    """``reason`` with what to change in the draft, where the refusal's words say it."""
+    fix = next((fix for words, fix in _FIXES if words in reason), "")
+    return f"{reason} (to fix: {fix})" if fix else reason
+
+
+def _stated(leaf: Check) -> set[str]:
+    """The quantities ``leaf`` states a value of (the subject of a node with a constant)."""
+    return {n.subject for n in leaf.nodes() if n.subject and n.constant is not None}
+
+
+def _named_apart(leaves: list[Check]) -> list[Check]:
+    """The parts with their quantities named apart only where two parts state a value of the
+    same name ("accuracy = 54.7%" and "accuracy = 41.0%": two quantities, suffixed per part);
+    a name several parts compare ("full > without_a", "full > without_b") is one quantity."""
+    counts: dict[str, int] = {}
+    for leaf in leaves:
+        for name in _stated(leaf):
+            counts[name] = counts.get(name, 0) + 1
+    clash = {name for name, n in counts.items() if n > 1}
+    if not clash:
+        return leaves
+    return [
+        leaf.suffixed(str(i + 1)) if _stated(leaf) & clash else leaf
+        for i, leaf in enumerate(leaves)
+    ]
 
 
 def check_from_llm(reply: LLMCheckDraft, quote: str) -> Draft:
@@ -357,10 +464,8 @@ def check_from_llm(reply: LLMCheckDraft, quote: str) -> Draft:
         why = reply.reason.strip() or "no reason given"
         return Draft(reason=f"the model finds no check: {why}", rule="llm")
     try:
-        leaves = [_leaf(reply, quote), *(_leaf(part, quote) for part in reply.also)]
-        names = [q.name for leaf in leaves for q in leaf.quantities]
-        if len(set(names)) != len(names):
-            leaves = [leaf.suffixed(str(i + 1)) for i, leaf in enumerate(leaves)]
+        leaves = [_leaf(reply, quote), *(_part(part, quote) for part in reply.also)]
+        leaves = _named_apart(leaves)
         check = (
             leaves[0]
             if len(leaves) == 1
@@ -373,22 +478,32 @@ def check_from_llm(reply: LLMCheckDraft, quote: str) -> Draft:
         )
     except (ValueError, ValidationError) as exc:
         first = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
-        return Draft(reason=f"model's draft is invalid: {first}", rule="llm")
+        return Draft(reason=_what_to_change(f"model's draft is invalid: {first}"), rule="llm")
     problems = grounding_problems(check, quote)
     if problems:
-        return Draft(reason="model's draft is not grounded: " + "; ".join(problems), rule="llm")
+        why = "model's draft is not grounded: " + "; ".join(problems)
+        return Draft(reason=_what_to_change(why), rule="llm")
     audit = audit_check(quote, check)
     if audit:
-        return Draft(reason=f"model's draft refused: {audit}", rule="llm")
+        return Draft(reason=_what_to_change(f"model's draft refused: {audit}"), rule="llm")
     return Draft(check=check, rule="llm")
 
 
-def draft_check_llm(
-    quote: str, client: LLMClient, *, claim_id: str = "", max_tokens: int = 384
-) -> Draft:
-    """A check drafted by the model behind ``client`` for ``quote``, validated by code."""
+def draft_messages(quote: str) -> list[Message]:
+    """The chat messages :func:`draft_check_llm` sends for ``quote`` (prompt
+    :data:`PROMPT_VERSION`); the reply must satisfy ``LLMCheckDraft.model_json_schema()``."""
     system, user = load_prompt(PROMPT_VERSION).render(claim=quote)
-    messages = [Message(role="system", content=system), Message(role="user", content=user)]
+    return [Message(role="system", content=system), Message(role="user", content=user)]
+
+
+def draft_check_llm(
+    quote: str, client: LLMClient, *, claim_id: str = "", max_tokens: int | None = None
+) -> Draft:
+    """A check drafted by the model behind ``client`` for ``quote``, validated by code.
+    ``max_tokens``: the reply's budget, else the client's own (a capable model's v4 draft of a
+    claim with several parts runs to ~800 tokens: a fifth of the recorded replies exceed 384;
+    the client doubles the budget once on a cut reply)."""
+    messages = draft_messages(quote)
     try:
         result = client.complete(
             messages, LLMCheckDraft, prompt_version=PROMPT_VERSION, max_tokens=max_tokens
@@ -406,7 +521,10 @@ def model_may_draft(draft: Draft) -> bool:
     not settled, or settled on a kind the check language states (:data:`MODEL_DRAFTS_SETTLED`)."""
     if draft.check is not None:
         return False
-    return not draft.settled or any(draft.reason.startswith(p) for p in MODEL_DRAFTS_SETTLED)
+    return not draft.settled or any(
+        draft.reason.startswith(p) or (not p.startswith("no check:") and p in draft.reason)
+        for p in MODEL_DRAFTS_SETTLED
+    )
 
 
 def draft_with_fallback(
