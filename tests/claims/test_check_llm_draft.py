@@ -24,7 +24,15 @@ from openrepro.claims.checks import (
     grounding_problems,
 )
 from openrepro.claims.checks.llm_draft import PROMPT_VERSION, model_may_draft
-from openrepro.claims.checks.records import Check, Comparator, Direction, GrowthLaw, Order, Trend
+from openrepro.claims.checks.records import (
+    Check,
+    Comparator,
+    Direction,
+    GrowthLaw,
+    Order,
+    Trend,
+    before_quantity,
+)
 from openrepro.llm import LLMClient
 from openrepro.llm.embedded import EmbeddedBackend
 from openrepro.llm.openai_backend import OpenAIBackend
@@ -488,3 +496,35 @@ def test_the_named_claims_get_the_right_check_from_the_rules(
     assert (check.relation, check.comparator) == expected[:2]
     assert check.constant is not None and check.constant.value == expected[2]
     assert check.direction is not Direction.none
+
+
+def test_a_change_the_model_gives_no_baseline_starts_from_the_value_before() -> None:
+    """ "from 71.5% to 81.1%": the model names the measured quantity only; the value it starts
+    from is the baseline, named as the rules name it (records.before_quantity)."""
+    quote = "PartCo raises accuracy on CUB from 71.5% to 81.1%."
+    reply = LLMCheckDraft(
+        relation="change", subject="cub accuracy", number="71.5%", upper="81.1%",
+        direction="higher",
+    )  # fmt: skip
+    draft = check_from_llm(reply, quote)
+    assert draft.check is not None, draft.reason
+    assert draft.check.relation is Relation.change
+    assert draft.check.baselines == ["cub_accuracy_before"]
+    assert [c.value for c in draft.check.constants()] == [71.5, 81.1]
+    rules = draft_check(quote, gate=False)
+    assert rules.check is not None  # the rules name the value before the same way
+    assert rules.check.baselines == [before_quantity(rules.check.subject)]
+
+
+def test_values_listed_with_slashes_are_each_used_or_the_draft_is_refused() -> None:
+    quote = "RTPrune still maintains 97.88%/99.47% accuracy levels."
+    both = LLMCheckDraft(
+        relation="equal", subject="accuracy a", number="97.88%", direction="higher",
+        also=[LLMCheckPart(relation="equal", subject="accuracy b", number="99.47%",
+                           direction="higher")],
+    )  # fmt: skip
+    draft = check_from_llm(both, quote)
+    assert draft.check is not None, draft.reason
+    one = LLMCheckDraft(relation="equal", subject="accuracy", number="97.88%", direction="higher")
+    refused = check_from_llm(one, quote)
+    assert refused.check is None and "99.47%" in refused.reason

@@ -85,6 +85,7 @@ from openrepro.claims.checks.records import (
     Relation,
     Tolerance,
     Trend,
+    before_quantity,
 )
 from openrepro.claims.text import normalize_with_map
 from openrepro.claims.values import NumberMention, Scale, dataset_of, find_numbers, parse_scale
@@ -420,7 +421,7 @@ def _change(c: _Clause) -> Check | None:
     if a is None or b is None:
         return None
     subject = _subject(c)
-    before = f"{subject}_before"
+    before = before_quantity(subject)
     c.rules.append("D3")
     return Check(
         relation=Relation.change,
@@ -1514,11 +1515,8 @@ def _unaccounted(text: str, check: Check) -> list[str]:
     if check.relation is Relation.human:
         return []
     used = _used_numbers(check)
-    missing: list[str] = [
-        m.group(0)
-        for m in re.finditer(
-            r"\b\d+(?:\.\d+)?-(?:percentage-)?points?\b|\b\d+\.\d+\s?%?\s?/\s?\d+\.\d+\b", text
-        )
+    missing: list[str] = [  # find_numbers reads "5-point" but not "5-percentage-point"
+        m.group(0) for m in re.finditer(r"\b\d+(?:\.\d+)?-percentage-points?\b", text)
     ]
     for m in _reported(text):
         value = abs(m.value)
