@@ -528,3 +528,33 @@ def test_values_listed_with_slashes_are_each_used_or_the_draft_is_refused() -> N
     one = LLMCheckDraft(relation="equal", subject="accuracy", number="97.88%", direction="higher")
     refused = check_from_llm(one, quote)
     assert refused.check is None and "99.47%" in refused.reason
+
+
+def test_settings_named_by_their_values_are_used_numbers() -> None:
+    """A for_all over "a ∈ {1.5, 2.0}" names the settings by their values: they are used."""
+    quote = "The fit reaches R² > 0.99 across spectral decay rates a ∈ {1.5, 2.0}."
+    reply = LLMCheckDraft(
+        relation="bound", subject="fit r2", comparator="gt", number="0.99", direction="higher",
+        quantifier="for_all", over="decay rate", labels=["1.5", "2.0"],
+    )  # fmt: skip
+    draft = check_from_llm(reply, quote)
+    assert draft.check is not None, draft.reason
+    assert draft.check.relation is Relation.for_all and draft.check.labels == ["1.5", "2.0"]
+    unnamed = reply.model_copy(update={"labels": []})
+    assert check_from_llm(unnamed, quote).check is None  # 1.5 and 2.0 then go unused
+
+
+def test_an_average_across_settings_is_not_a_quantifier_over_them() -> None:
+    quote = (
+        "Across 11 datasets, PTBCC attains an average accuracy of 0.7472, versus 0.7175 for BWA."
+    )
+    reply = LLMCheckDraft(
+        relation="equal", subject="ptbcc accuracy", number="0.7472", direction="higher",
+        also=[LLMCheckPart(relation="equal", subject="bwa accuracy", number="0.7175",
+                           direction="higher")],
+    )  # fmt: skip
+    draft = check_from_llm(reply, quote)
+    assert draft.check is not None, draft.reason
+    per_dataset = "Across 11 datasets, PTBCC attains accuracy of 0.7472, versus 0.7175 for BWA."
+    refused = check_from_llm(reply, per_dataset)
+    assert refused.check is None and "not enumerated" in refused.reason

@@ -1416,6 +1416,10 @@ def _unlisted(text: str, check: Check) -> str:
             continue
         if re.search(r"\baverage", m.group(0), re.I):
             continue
+        if re.match(  # "Across 11 datasets, X attains an average accuracy of 0.74"
+            r"[^.;]{0,80}?\b(?:average\w*|mean)\b", text[m.end() :], re.I
+        ):
+            continue
         return f"no check: a quantifier over settings not enumerated ({m.group(0).strip()!r})"
     return ""
 
@@ -1483,6 +1487,8 @@ def _used_numbers(check: Check) -> list[float]:
             values.append(abs(mentions[0].value) if mentions else abs(constant.value))
         if node.tolerance.abs:
             values.append(abs(node.tolerance.abs))
+        for label in node.labels:  # a setting named by its value: "a \u2208 {1.5, 2.0}"
+            values += [abs(m.value) for m in find_numbers(label)]
     return values
 
 
