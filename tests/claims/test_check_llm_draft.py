@@ -24,7 +24,15 @@ from openrepro.claims.checks import (
     grounding_problems,
 )
 from openrepro.claims.checks.llm_draft import PROMPT_VERSION, model_may_draft
-from openrepro.claims.checks.records import Check, Comparator, Direction, GrowthLaw, Order, Trend
+from openrepro.claims.checks.records import (
+    Check,
+    Comparator,
+    Direction,
+    GrowthLaw,
+    Order,
+    Trend,
+    before_quantity,
+)
 from openrepro.llm import LLMClient
 from openrepro.llm.embedded import EmbeddedBackend
 from openrepro.llm.openai_backend import OpenAIBackend
@@ -561,3 +569,66 @@ def test_a_name_two_parts_compare_is_one_quantity_and_two_stated_values_are_two(
     other = {"relation": "equal", "subject": "accuracy", "number": "48.2%"}
     two = _drafted(versus, relation="equal", subject="accuracy", number="61.4%", also=[other])
     assert [q.name for q in two.all_quantities()] == ["accuracy_1", "accuracy_2"]
+
+
+def test_a_change_the_model_gives_no_baseline_starts_from_the_value_before() -> None:
+    """ "from 71.5% to 81.1%": the model names the measured quantity only; the value it starts
+    from is the baseline, named as the rules name it (records.before_quantity)."""
+    quote = "PartCo raises accuracy on CUB from 71.5% to 81.1%."
+    reply = LLMCheckDraft(
+        relation="change", subject="cub accuracy", number="71.5%", upper="81.1%",
+        direction="higher",
+    )  # fmt: skip
+    draft = check_from_llm(reply, quote)
+    assert draft.check is not None, draft.reason
+    assert draft.check.relation is Relation.change
+    assert draft.check.baselines == ["cub_accuracy_before"]
+    assert [c.value for c in draft.check.constants()] == [71.5, 81.1]
+    rules = draft_check(quote, gate=False)
+    assert rules.check is not None  # the rules name the value before the same way
+    assert rules.check.baselines == [before_quantity(rules.check.subject)]
+
+
+def test_values_listed_with_slashes_are_each_used_or_the_draft_is_refused() -> None:
+    quote = "RTPrune still maintains 97.88%/99.47% accuracy levels."
+    both = LLMCheckDraft(
+        relation="equal", subject="accuracy a", number="97.88%", direction="higher",
+        also=[LLMCheckPart(relation="equal", subject="accuracy b", number="99.47%",
+                           direction="higher")],
+    )  # fmt: skip
+    draft = check_from_llm(both, quote)
+    assert draft.check is not None, draft.reason
+    one = LLMCheckDraft(relation="equal", subject="accuracy", number="97.88%", direction="higher")
+    refused = check_from_llm(one, quote)
+    assert refused.check is None and "99.47%" in refused.reason
+
+
+def test_settings_named_by_their_values_are_used_numbers() -> None:
+    """A for_all over "a ∈ {1.5, 2.0}" names the settings by their values: they are used."""
+    quote = "The fit reaches R² > 0.99 across spectral decay rates a ∈ {1.5, 2.0}."
+    reply = LLMCheckDraft(
+        relation="bound", subject="fit r2", comparator="gt", number="0.99", direction="higher",
+        quantifier="for_all", over="decay rate", labels=["1.5", "2.0"],
+    )  # fmt: skip
+    draft = check_from_llm(reply, quote)
+    assert draft.check is not None, draft.reason
+    assert draft.check.relation is Relation.for_all  # over the values it names
+    assert sorted(c.value for c in draft.check.domain) == [1.5, 2.0]
+    unnamed = reply.model_copy(update={"labels": []})
+    assert check_from_llm(unnamed, quote).check is None  # 1.5 and 2.0 then go unused
+
+
+def test_an_average_across_settings_is_not_a_quantifier_over_them() -> None:
+    quote = (
+        "Across 11 datasets, PTBCC attains an average accuracy of 0.7472, versus 0.7175 for BWA."
+    )
+    reply = LLMCheckDraft(
+        relation="equal", subject="ptbcc accuracy", number="0.7472", direction="higher",
+        also=[LLMCheckPart(relation="equal", subject="bwa accuracy", number="0.7175",
+                           direction="higher")],
+    )  # fmt: skip
+    draft = check_from_llm(reply, quote)
+    assert draft.check is not None, draft.reason
+    per_dataset = "Across 11 datasets, PTBCC attains accuracy of 0.7472, versus 0.7175 for BWA."
+    refused = check_from_llm(reply, per_dataset)
+    assert refused.check is None and "not enumerated" in refused.reason

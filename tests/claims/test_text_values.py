@@ -198,3 +198,25 @@ def test_rates_with_several_factors_read_the_swept_variables_exponent(
     (mention,) = find_powers(f"The bound is {text} for every run.")
     assert mention.exponent(symbol) == exponent
     assert mention.log_power(symbol) == logs
+
+
+@pytest.mark.parametrize(
+    ("sentence", "numbers"),
+    [
+        # values listed with slashes: each is a number the sentence states
+        ("maintaining 97.88%/99.47% accuracy", [97.88, 99.47]),
+        ("compared to 90.92%/76.56% for PPO", [90.92, 76.56]),
+        # the second end of a range with its unit, and a dash that is no sign
+        ("a 12.8x-13.6x speedup", [12.8, 13.6]),
+        ("gains of 5%-10%", [5.0, 10.0]),
+        # "a 5-point gain" is 5 points; "1.5-percentage-point" is not the number 1
+        ("a 5-point gain over Gumbel Box", [5.0]),
+        ("a 1.5-percentage-point gain", []),
+        # identifiers and compound adjectives stay out
+        ("ViT-B/16 reaches top-1 on a 2,000-step run", []),
+    ],
+)
+def test_the_number_reader_reads_lists_ranges_and_points(
+    sentence: str, numbers: list[float]
+) -> None:
+    assert [m.value for m in find_numbers(sentence)] == numbers

@@ -128,10 +128,12 @@ _SUPER = str.maketrans(_SUPERSCRIPTS, "0123456789-+")
 _SUP_EXP = "[\u207b\u207a]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+"
 _POW10 = rf"10(?:\^\{{?[-+\u2212]?\d+\}}?|{_SUP_EXP})"
 _EXP = rf"(?:[eE][-+]?\d+|\s?[x\u00d7*]\s?{_POW10})"
+# Besides a number standing alone: the second end of a range ("3-5", "12.8x-13.6x", "5%-10%")
+# and the next of values listed with slashes ("97.88%/99.47%"); "a 5-point gain" is 5 points.
 _MENTION = re.compile(
-    rf"(?:(?<![\w.\-/^])|(?<=\d-)|(?<=\d\u2013)|(?<=[\d%x]%/)|(?<=\d%/)|(?<=\dx-)"
-    rf"|(?<=\d%-)|(?<=\dx\u2013)|(?<=\d%\u2013))(?P<num>{_POW10}|(?:{_NUM}|[-+\u2212]?\.\d+){_EXP}?)"
-    rf"(?:\s?(?P<unit>{_UNIT}|k\b))?(?!,\d)(?![\w-]*-[A-Za-z])(?!\w)",
+    rf"(?:(?<![\w.\-/^])|(?<=\d-)|(?<=\d\u2013)|(?<=\d[%x\u00d7][-\u2013/]))"
+    rf"(?P<num>{_POW10}|(?:{_NUM}|[-+\u2212]?\.\d+){_EXP}?)(?!\.\d)"
+    rf"(?:\s?(?P<unit>{_UNIT}|k\b)|-(?P<hyphenated>points?)\b)?(?!,\d)(?![\w-]*-[A-Za-z])(?!\w)",
     re.IGNORECASE,
 )
 
@@ -162,7 +164,10 @@ def find_numbers(sentence: str) -> list[NumberMention]:
     for match in _MENTION.finditer(sentence):
         if any(a <= match.start("num") < b for a, b in inside):
             continue
-        raw, unit = match.group("num"), (match.group("unit") or "")
+        raw, unit = match.group("num"), (match.group("unit") or match.group("hyphenated") or "")
+        start = match.start()
+        if raw[:1] in "-\u2212" and re.search(r"\d[%x\u00d7]$", sentence[:start], re.I):
+            raw, start = raw[1:], start + 1  # "5%-10%": the dash of a range, not a sign
         try:
             value = parse_number(raw)
         except ValueError:
@@ -172,10 +177,10 @@ def find_numbers(sentence: str) -> list[NumberMention]:
             value *= 1000.0
         found.append(
             NumberMention(
-                text=match.group(0).strip(),
+                text=sentence[start : match.end()].strip(),
                 value=value,
                 unit=unit.lower() if unit not in {"K", "M", "B", "T"} else unit,
-                start=match.start(),
+                start=start,
                 end=match.end(),
             )
         )

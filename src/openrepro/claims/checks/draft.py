@@ -85,6 +85,7 @@ from openrepro.claims.checks.records import (
     Relation,
     Tolerance,
     Trend,
+    before_quantity,
 )
 from openrepro.claims.text import normalize_with_map
 from openrepro.claims.values import (
@@ -427,7 +428,7 @@ def _change(c: _Clause) -> Check | None:
     if a is None or b is None:
         return None
     subject = _subject(c)
-    before = f"{subject}_before"
+    before = before_quantity(subject)
     c.rules.append("D3")
     return Check(
         relation=Relation.change,
@@ -1494,6 +1495,8 @@ def _used_numbers(check: Check) -> list[float]:
             values.append(abs(mentions[0].value) if mentions else abs(constant.value))
         if node.tolerance.abs:
             values.append(abs(node.tolerance.abs))
+        for label in node.labels:  # a setting named by its value: "a \u2208 {1.5, 2.0}"
+            values += [abs(m.value) for m in find_numbers(label)]
     return values
 
 
@@ -1531,15 +1534,11 @@ def _unaccounted(text: str, check: Check) -> list[str]:
     if check.relation is Relation.human:
         return []
     used = _used_numbers(check)
+    # find_numbers reads "a 5-point gain" and "97.88%/99.47%", not "1.5-percentage-point"
     missing: list[str] = [
         m.group(0)
-        for m in re.finditer(
-            r"\b\d+(?:\.\d+)?-(?:percentage-)?points?\b|\b\d+\.\d+\s?%?\s?/\s?\d+\.\d+\b", text
-        )  # "a 5-point gain", "97.88%/99.47%": numbers the check must use each of
-        if not all(
-            any(abs(float(n) - u) <= 1e-6 * max(float(n), u, 1e-12) for u in used)
-            for n in re.findall(r"\d+(?:\.\d+)?", m.group(0))
-        )
+        for m in re.finditer(r"\b(\d+(?:\.\d+)?)-percentage-points?\b", text)
+        if not _accounted(float(m.group(1)), used)
     ]
     for m in _reported(text):
         value = abs(m.value)

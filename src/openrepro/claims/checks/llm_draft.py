@@ -56,6 +56,7 @@ from openrepro.claims.checks.records import (
     Relation,
     Tolerance,
     Trend,
+    before_quantity,
 )
 from openrepro.claims.prompts import load_prompt
 from openrepro.claims.text import normalize_with_map
@@ -258,6 +259,8 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
     subject = _slug(reply.subject)
     baselines = [b for b in dict.fromkeys(_slug(b) for b in reply.baselines) if b != subject]
     relation = Relation(reply.relation)
+    if relation is Relation.change and not baselines:  # "from 71.5% to 81.1%": the value before
+        baselines = [before_quantity(subject)]
     relative = reply.relative and relation is Relation.difference
     hundredth = relative or reply.fraction
     number, upper_text, comparator_text = reply.number, reply.upper, reply.comparator

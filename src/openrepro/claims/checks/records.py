@@ -66,6 +66,7 @@ __all__ = [
     "Relation",
     "Tolerance",
     "Trend",
+    "before_quantity",
     "metric_key",
     "sweep_metric",
     "sweeps_of",
@@ -295,6 +296,12 @@ class Tolerance(BaseModel):
 
     def margin(self, reference: float) -> float:
         return max(self.rel * abs(reference), self.abs)
+
+
+def before_quantity(subject: str) -> str:
+    """The name of the value a ``change`` starts from ("from 24.3 to 22.8": ``<subject>_before``),
+    the baseline of a change whose drafter names no other."""
+    return f"{subject}_before"
 
 
 def metric_key(claim_id: str, quantity: str) -> str:
