@@ -632,3 +632,66 @@ def test_an_average_across_settings_is_not_a_quantifier_over_them() -> None:
     per_dataset = "Across 11 datasets, PTBCC attains accuracy of 0.7472, versus 0.7175 for BWA."
     refused = check_from_llm(reply, per_dataset)
     assert refused.check is None and "not enumerated" in refused.reason
+
+
+def test_a_reduction_is_a_negative_difference() -> None:
+    """ "reduces GFLOPs by 15.29%": subject minus baseline falls; an unsigned copy of the number
+    would have asked for a 15 % increase (read by hand on the fresh6 tune split)."""
+    quote = "At a more aggressive setting, RTPrune reduces GFLOPs by 15.29% over the baseline."
+    reply = LLMCheckDraft(
+        relation="difference", subject="gflops", baselines=["baseline gflops"],
+        comparator="eq", number="15.29%", relative=True, direction="lower",
+    )  # fmt: skip
+    draft = check_from_llm(reply, quote)
+    assert draft.check is not None, draft.reason
+    assert draft.check.constant is not None and draft.check.constant.value == pytest.approx(-0.1529)
+    at_least = reply.model_copy(update={"comparator": "ge"})
+    bounded = check_from_llm(at_least, quote.replace("by", "by at least"))
+    assert bounded.check is not None and bounded.check.comparator is Comparator.le
+    gain = "RTPrune raises accuracy by 15.29% over the baseline."
+    up = check_from_llm(reply.model_copy(update={"direction": "higher"}), gain)
+    assert up.check is not None and up.check.constant is not None
+    assert up.check.constant.value == pytest.approx(0.1529)
+
+
+def test_a_percentage_range_reads_both_ends_as_percent() -> None:
+    """ "a 10-15% gain" is between 0.10 and 0.15 as a relative difference, never [10, 0.15]."""
+    quote = "On MuJoCo the method yields a 10-15% gain over PPO."
+    reply = LLMCheckDraft(
+        relation="difference", subject="return", baselines=["ppo return"], comparator="eq",
+        number="10-15%", relative=True, direction="higher",
+    )  # fmt: skip
+    draft = check_from_llm(reply, quote)
+    assert draft.check is not None, draft.reason
+    assert draft.check.comparator is Comparator.between
+    assert draft.check.constant is not None and draft.check.upper is not None
+    assert (draft.check.constant.value, draft.check.upper.value) == pytest.approx((0.10, 0.15))
+
+
+def test_a_ratio_given_as_a_percentage_is_a_fraction() -> None:
+    """ "less than 10% of the cost": subject / baseline < 0.1, not < 10."""
+    quote = "The method needs less than 10% of the compute cost of full retraining."
+    reply = LLMCheckDraft(
+        relation="ratio", subject="cost", baselines=["retraining cost"], comparator="lt",
+        number="10%", direction="lower",
+    )  # fmt: skip
+    draft = check_from_llm(reply, quote)
+    assert draft.check is not None, draft.reason
+    assert draft.check.constant is not None and draft.check.constant.value == pytest.approx(0.1)
+
+
+def test_a_formula_around_a_number_states_no_number() -> None:
+    """A theorem's bound "1 - K/|U|" copied as the number was read as the constant 1 (read by
+    hand on fresh7): a formula is no number; a unit or an approximation around one is."""
+    quote = "The hallucination probability is at least 1 - K/|U| for every retriever."
+    formula = LLMCheckDraft(
+        relation="bound", subject="hallucination probability", comparator="ge",
+        number="1 - K/|U|", direction="lower",
+    )  # fmt: skip
+    refused = check_from_llm(formula, quote)
+    assert refused.check is None and "formula" in refused.reason
+    latency = "Decoding takes about 4.5 ms/token on one A100."
+    reply = LLMCheckDraft(
+        relation="equal", subject="latency", number="~4.5 ms/token", direction="lower"
+    )
+    assert check_from_llm(reply, latency.replace("about", "~")).check is not None

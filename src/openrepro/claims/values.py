@@ -13,6 +13,7 @@ numbers are not stated numbers; :func:`find_count_words` reads counts written as
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from typing import ClassVar
@@ -184,6 +185,13 @@ def find_numbers(sentence: str) -> list[NumberMention]:
                 end=match.end(),
             )
         )
+    for i, (first, second) in enumerate(itertools.pairwise(found)):
+        if (
+            not first.unit
+            and second.unit == "%"
+            and re.fullmatch(r"\s?[-\u2013]\s?", sentence[first.end : second.start])
+        ):  # "10-15%": a range's unit is both ends'
+            found[i] = first.model_copy(update={"unit": "%"})
     return found
 
 

@@ -172,6 +172,19 @@ def _slug(name: str) -> str:
     return slug
 
 
+#: what may stand around the one number a reply copies: an approximation or a comparison before
+#: it, unit words or an exponential law's variable after it ("~90k", "\u2248 10^2", "+9 dB",
+#: "12 GPU hours", "2^H")
+_NUMBER_BEFORE = re.compile(
+    r"\s*(?:[~\u2248<>\u2264\u2265]|about|around|roughly|approximately|approx\.?|nearly|almost|"
+    r"over|under|up to|at least|at most|more than|less than|only)?\s*",
+    re.IGNORECASE,
+)
+_NUMBER_AFTER = re.compile(
+    r"\s*(?:/?[A-Za-z\u00b5\u03bc][\w/]*(?:\s+[A-Za-z][\w/]*){0,2}|\^\{?[A-Za-z]\w*\}?)?\s*\.?"
+)
+
+
 def _one_number(text: str, *, counts: bool = False) -> NumberMention:
     mentions = find_numbers(text)
     if counts and not mentions:
@@ -180,7 +193,12 @@ def _one_number(text: str, *, counts: bool = False) -> NumberMention:
         mentions = [m for m in find_suffixed_numbers(text) if m.text == text.strip()]
     if len(mentions) != 1:
         raise ValueError(f"{text!r} is not one number")
-    return mentions[0]
+    mention = mentions[0]
+    before, after = text[: mention.start], text[mention.end :]
+    if not (_NUMBER_BEFORE.fullmatch(before) and _NUMBER_AFTER.fullmatch(after)):
+        # "1 - K/|U|", "p(U)/(K+1)": a formula around a number states no number
+        raise ValueError(f"{text!r} is not one number (a formula: leave the number empty)")
+    return mention
 
 
 def _constant(text: str, quote: str, relative: bool) -> Constant | None:
@@ -254,6 +272,33 @@ def _rate(part: LLMCheckPart, quote: str) -> Rate:
     )
 
 
+_REDUCTION = re.compile(
+    r"\b(?:reduc\w*|decreas\w*|lower\w*|cut\w*|drop\w*|shrink\w*|fewer|less|sav\w*|"
+    r"degrad\w*|declin\w*|fall\w*|fell)\b[^.;]{0,60}$",
+    re.IGNORECASE,
+)
+_FLIP = {Comparator.ge: Comparator.le, Comparator.gt: Comparator.lt,
+         Comparator.le: Comparator.ge, Comparator.lt: Comparator.gt}  # fmt: skip
+
+
+def _reduction(
+    quote: str, constant: Constant, upper: Constant | None, comparator: Comparator | None
+) -> tuple[Constant, Constant | None, Comparator | None]:
+    """A difference the claim states as a reduction ("reduces GFLOPs by 15.29%", "a 37%
+    degradation") is negative: subject minus baseline falls by that much. The model copies the
+    number as written, unsigned; a number written with its sign is taken as given."""
+    if constant.text.lstrip().startswith(("+", "-", "\u2212")) or constant.value < 0:
+        return constant, upper, comparator
+    at = quote.find(constant.text)
+    if at < 0 or not _REDUCTION.search(quote[max(0, at - 80) : at]):
+        return constant, upper, comparator
+    negative = constant.model_copy(update={"value": -constant.value})
+    if upper is None:
+        return negative, None, _FLIP.get(comparator, comparator) if comparator else None
+    # "by 10-15%": between -0.15 and -0.10
+    return upper.model_copy(update={"value": -upper.value}), negative, comparator
+
+
 def _leaf(reply: LLMCheckPart, quote: str) -> Check:
     """One relation of the reply as a check (a ValueError or ValidationError when invalid)."""
     subject = _slug(reply.subject)
@@ -262,7 +307,8 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
     if relation is Relation.change and not baselines:  # "from 71.5% to 81.1%": the value before
         baselines = [before_quantity(subject)]
     relative = reply.relative and relation is Relation.difference
-    hundredth = relative or reply.fraction
+    # a ratio is a fraction of one: "less than 10% of the cost" is subject / baseline < 0.1
+    hundredth = relative or reply.fraction or relation is Relation.ratio
     number, upper_text, comparator_text = reply.number, reply.upper, reply.comparator
     ends = split_range(number) if not upper_text.strip() else None
     if ends is not None and relation is not Relation.change:  # "4-6": between 4 and 6
@@ -271,7 +317,17 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
             relation = Relation.bound
     constant = _constant(number, quote, hundredth)
     upper = _constant(upper_text, quote, hundredth)
+    if (
+        ends is not None
+        and hundredth
+        and constant is not None
+        and _one_number(ends[1]).unit == "%"
+        and _one_number(ends[0]).unit != "%"
+    ):  # "10-15%": the range's unit is both ends' (find_numbers reads "10" as 10%)
+        constant = constant.model_copy(update={"value": constant.value / 100})
     comparator: Comparator | None = Comparator(comparator_text)
+    if relation is Relation.difference and constant is not None:
+        constant, upper, comparator = _reduction(quote, constant, upper, comparator)
     law = GrowthLaw(reply.law) if reply.law != "none" else None
     trend = Trend(reply.trend) if reply.trend != "none" else None
     description = subject.replace("_", " ")
@@ -289,8 +345,6 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
         comparator = None
     if relation is Relation.rate:
         law = trend = None  # the exponent's sign says which way it goes
-    if relation is Relation.change and not baselines:  # the same quantity, before and after
-        baselines = [_slug(f"{subject}_before"[:64])]
     if relation is Relation.identity:
         upper = None
         if len(baselines) > 1:
