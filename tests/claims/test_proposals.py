@@ -322,3 +322,25 @@ def test_an_organizer_accepts_in_one_step_and_an_organizer_check_wins_for_judgin
         own = open_proposals(s, [claim2.id], [ana.id]).get((claim2.id, ana.id))
         check, provisional = effective_check(claim2, own)
         assert check is not None and check.origin == "organizer" and not provisional
+
+
+def test_names_in_another_word_order_agree_and_roles_still_count() -> None:
+    """Two drafters that name a quantity with the same words in another order agree; a
+    swapped subject and baseline never does (the flip attack)."""
+    from openrepro.claims.proposals import equivalence_form
+
+    def ordering(subject: str, baseline: str) -> Check:
+        return Check.model_validate({
+            "relation": "ordering", "subject": subject, "baselines": [baseline],
+            "quantities": [{"name": subject}, {"name": baseline}], "comparator": "lt",
+        })  # fmt: skip
+
+    a = ordering("accuracy_on_cub", "baseline_accuracy_cub")
+    b = ordering("cub_accuracy", "cub_baseline_accuracy")
+    assert equivalence_form(a) == equivalence_form(b)
+    assert equivalence_form(a) != equivalence_form(
+        ordering("baseline_accuracy_cub", "cub_accuracy")
+    )
+    assert equivalence_form(a) != equivalence_form(
+        ordering("accuracy_without_cub", "cub_baseline_accuracy")
+    )

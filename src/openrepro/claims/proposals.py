@@ -189,6 +189,19 @@ def _ordering_op(node: Check) -> str | None:
     return Comparator.lt.value if node.direction is Direction.lower else Comparator.gt.value
 
 
+#: words a quantity's name may carry or drop without naming another quantity
+_FILLER = frozenset({"a", "an", "the", "of", "on", "in", "at", "for", "by", "to", "and", "with"})
+
+
+def _name_words(name: str) -> str:
+    """A quantity's name as the set of its words ("cub_accuracy" and "accuracy_on_cub" name the
+    same quantity; "accuracy_without_x" stays apart from "accuracy_x"): two drafters that
+    name a quantity in another order still agree, and which quantity is the subject still
+    counts."""
+    words = {w for w in name.split("_") if w and w not in _FILLER}
+    return "_".join(sorted(words)) or name
+
+
 def equivalence_form(check: Check) -> str:
     """A digest of what a check asserts, by role, never by position: two drafts with the same
     form accept exactly the same evidence.
@@ -198,7 +211,8 @@ def equivalence_form(check: Check) -> str:
     the trend or law, the swept variable, the quantifier's domain, labels, count and
     ``at_least``, the rate's order, exponent and log factor, the scale, the human judgement,
     and which quantity is the subject and which the baselines. A quantity is known by its name
-    (the metric key a logbook logs it under) with its unit and sweep: the name is left out only
+    (the metric key a logbook logs it under; its words in any order, :func:`_name_words`) with
+    its unit and sweep: the name is left out only
     where a check measures one quantity, whose role is then plain. So "avg lower than last"
     and "last lower than avg" differ; nested parts of a conjunction are compared as a set."""
     single = len(check.all_quantities()) == 1
@@ -206,7 +220,7 @@ def equivalence_form(check: Check) -> str:
     swept = {name: sweep_metric(sweep) for name, sweep in sweeps_of(check).items()}
 
     def who(name: str) -> str:
-        return ("subject" if single else name) if name else ""
+        return ("subject" if single else _name_words(name)) if name else ""
 
     def form(node: Check) -> dict[str, Any]:
         ordering = node.relation is Relation.ordering
