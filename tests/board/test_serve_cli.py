@@ -24,6 +24,9 @@ def _port() -> int:
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_serve_answers_on_127_0_0_1(tmp_path: Path, workers: int) -> None:
+    """The board answers with N uvicorn processes. The store's verdicts are built directly, not
+    judged from logbooks, so no judge worker runs (one would re-judge them on its first start:
+    tests/remote/test_hosted_flow.py tests the board with its worker)."""
     ctx = init_challenge(tmp_path / "ch", "serve-test")
     build_outcome_store(ctx)
     ctx.close()
@@ -31,7 +34,7 @@ def test_serve_answers_on_127_0_0_1(tmp_path: Path, workers: int) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENREPRO_")}
     server = subprocess.Popen(
         [sys.executable, "-m", "openrepro", "--dir", str(tmp_path / "ch"), "serve", "--port",
-         str(port), "--workers", str(workers)],
+         str(port), "--workers", str(workers), "--no-worker"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     try:
