@@ -186,6 +186,8 @@ ROWS: list[Row] = [
     # the role is checked before the proposal is looked up: a participant learns nothing
     Row("POST", "/proposals/{proposal_id}/accept", lambda w: f"{API}/proposals/999999/accept",
         {"anonymous": 401, "alice": 403, "bob": 403, "boss": 404}),
+    # the judge queue's figures and failures (their reasons name logbooks): organizers only
+    Row("GET", "/queue", lambda w: f"{API}/queue", ORGANIZER_ONLY),
     Row("POST", "/freeze", lambda w: f"{API}/freeze", ORGANIZER_ONLY),
 ]  # fmt: skip
 

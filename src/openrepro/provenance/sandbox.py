@@ -228,6 +228,10 @@ def sandbox_argv(
         path = Path(name)
         if path.is_symlink():
             argv += ["--symlink", os.readlink(path), name]
+    # a fresh /tmp first: a folder shown below it (an interpreter or a checkout under /tmp) is
+    # bound on top of it, not hidden by it
+    argv += ["--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--size", str(_TMP_BYTES),
+             "--tmpfs", "/tmp"]  # fmt: skip
     shown = _shown(keep)
     made: set[Path] = {Path("/"), Path("/tmp")}
     for folder in shown:
@@ -242,8 +246,6 @@ def sandbox_argv(
                 argv += ["--size", str(_EMPTY_BYTES), "--tmpfs", str(secret)]
             else:
                 argv += ["--ro-bind", "/dev/null", str(secret)]
-    argv += ["--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--size", str(_TMP_BYTES),
-             "--tmpfs", "/tmp"]  # fmt: skip
     for folder in hide:
         resolved = folder.resolve()
         if any(_under(resolved, s) for s in [*shown, Path("/etc")]) and resolved.is_dir():
