@@ -53,6 +53,7 @@ from openrepro.claims.checks.llm_draft import PROMPT_VERSION
 from openrepro.claims.proposals import (
     accept_proposal,
     agree_with_drafts,
+    agreeing_proposal,
     confirm_agreement,
     confirmed_team,
     equivalence_form,
@@ -180,24 +181,6 @@ def pending_claims(
     ]
 
 
-def _agreeing_proposal(
-    session: Session, claim: Claim, form: str
-) -> tuple[CheckProposal, Participant] | None:
-    row = session.execute(
-        select(CheckProposal, Participant)
-        .join(Participant, Participant.id == CheckProposal.participant_id)
-        .where(
-            CheckProposal.claim_id == claim.id,
-            CheckProposal.form == form,
-            CheckProposal.status == "proposed",
-            Participant.team_confirmed.is_(True),
-            Participant.team != "",
-        )
-        .order_by(CheckProposal.id)
-    ).first()
-    return None if row is None else (row[0], row[1])
-
-
 def store_draft(
     session: Session,
     challenge_id: int,
@@ -253,7 +236,7 @@ def store_draft(
         outcome.confirmed_by = confirm_agreement(session, challenge_id, claim, paper, draft=row,
                                              other=twin, who="", editor=editor)  # fmt: skip
     else:
-        found = _agreeing_proposal(session, claim, row.form)
+        found = agreeing_proposal(session, claim.id, row.form)
         if found is not None:
             proposal, person = found
             who = f"{person.handle}, team {person.team}"

@@ -77,6 +77,7 @@ __all__ = [
     "ProposalView",
     "accept_proposal",
     "agree_with_drafts",
+    "agreeing_proposal",
     "check_digest",
     "confirm_agreement",
     "confirmed_team",
@@ -273,6 +274,35 @@ def check_digest(check: Check | None, provisional: bool = False) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()[:32]
 
 
+def agreeing_proposal(
+    session: Session,
+    claim_id: int,
+    form: str,
+    *,
+    besides: int | None = None,
+    other_team: str = "",
+) -> tuple[CheckProposal, Participant] | None:
+    """The earliest open proposal for the claim in equivalence ``form`` by a participant of a
+    confirmed team (another than ``other_team``; any named team without one), other than the
+    proposal ``besides``: the independent drafter that confirms by agreement."""
+    query = (
+        select(CheckProposal, Participant)
+        .join(Participant, Participant.id == CheckProposal.participant_id)
+        .where(
+            CheckProposal.claim_id == claim_id,
+            CheckProposal.form == form,
+            CheckProposal.status == "proposed",
+            Participant.team_confirmed.is_(True),
+            Participant.team != other_team,
+        )
+        .order_by(CheckProposal.id)
+    )
+    if besides is not None:
+        query = query.where(CheckProposal.id != besides)
+    row = session.execute(query).first()
+    return None if row is None else (row[0], row[1])
+
+
 def effective_check(claim: Claim, own: CheckProposal | None) -> tuple[Check | None, bool]:
     """The check that judges ``claim`` in a logbook whose participant's newest open proposal for
     it is ``own``, and whether the verdict is provisional (see the module docstring)."""
@@ -465,19 +495,7 @@ def propose_check(
             row.confirmed_at = datetime.now(UTC)
             outcome.status = "confirmed"
     elif row.status == "proposed" and team:
-        twin = session.execute(
-            select(CheckProposal, Participant)
-            .join(Participant, Participant.id == CheckProposal.participant_id)
-            .where(
-                CheckProposal.claim_id == claim.id,
-                CheckProposal.form == form,
-                CheckProposal.id != row.id,
-                CheckProposal.status == "proposed",
-                Participant.team_confirmed.is_(True),
-                Participant.team != team,
-            )
-            .order_by(CheckProposal.id)
-        ).first()
+        twin = agreeing_proposal(session, claim.id, form, besides=row.id, other_team=team)
         if twin is not None:
             other_row, proposer = twin
             now = datetime.now(UTC)
