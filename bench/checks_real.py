@@ -25,7 +25,9 @@ dataset statistics as ``equal``; "up to N" as ``exists``; ranges as ``between``)
 before any drafter, rules or model, ran on it; ``fresh7`` (35 papers, 199 claims: every claim of
 the whole papers that follow the last ``fresh6`` paper, characters 295,511 to 345,967 of the same
 file, none in an earlier split) was labelled by hand the same way and committed before any
-drafter ran on it.
+drafter ran on it; ``fresh8`` (36 papers, 196 claims: every claim of the whole papers that follow
+the last ``fresh7`` paper, characters 345,967 to 395,494 of the same file, none in an earlier
+split) was labelled by hand the same way and committed before any drafter ran on it.
 
 Fetch step (outside CI, once): download the claim list the labels name, e.g.
 
@@ -60,7 +62,18 @@ from openrepro.claims.checks import Check, Relation, confidence_gate, draft_chec
 from openrepro.claims.checks.eval import CheckLabel, evaluate_drafter, render_report
 
 LABELS = Path(__file__).parent / "data" / "event_claim_labels.jsonl"
-HALVES = ["tune", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7"]
+HALVES = [
+    "tune",
+    "heldout",
+    "fresh",
+    "fresh2",
+    "fresh3",
+    "fresh4",
+    "fresh5",
+    "fresh6",
+    "fresh7",
+    "fresh8",
+]
 
 
 def _texts(path: Path) -> dict[str, str]:
