@@ -101,6 +101,12 @@ class Judges:
                 self._opened[index] = open_client(self.settings[index], self.store, defer=True)
             return self._opened[index]
 
+    @property
+    def opened(self) -> int:
+        """How many of the judges' clients were opened so far (``given`` ones not counted)."""
+        with self._lock:
+            return len(self._opened)
+
     def clients(self) -> list[LLMClient]:
         """The judges' clients, opened now if not yet (an embedded model loads on its first
         call only)."""
