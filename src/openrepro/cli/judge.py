@@ -31,7 +31,7 @@ from openrepro.engine import Engine, RayOptions, judge_logbooks_ray, require_ray
 from openrepro.errors import LLMUnavailableError
 from openrepro.judge.evaluate import evaluate, read_labels, render_table
 from openrepro.judge.judges import Judges
-from openrepro.judge.service import VerdictRow, judge_logbooks, judge_targets
+from openrepro.judge.service import VerdictRow, judge_logbooks
 from openrepro.llm import Usage
 
 __all__ = ["DefaultRunGroup", "app", "judge", "judge_eval"]
@@ -100,12 +100,14 @@ def judge(
                                 no_llm=no_llm)  # fmt: skip
     ctx.call_on_close(panel.close)
     live = Usage()  # tokens spent by the Ray workers, as their tasks finish
-    total = len(judge_targets(challenge, logbooks or None, paper))
     columns = TextColumn("{task.fields[claims]} claims, {task.fields[rate]} claims/s, "
                          "{task.fields[tokens]} tokens")  # fmt: skip
     started = time.perf_counter()
     with progress_bar("judging", fmt, columns) as progress:
-        task = progress.add_task("judge", total=total, claims=0, rate="0.0", tokens=0)
+        task = progress.add_task("judge", total=None, claims=0, rate="0.0", tokens=0)
+
+        def start(total: int) -> None:
+            progress.update(task, total=total)
 
         def advance(rows: list[VerdictRow]) -> None:
             fields = progress.tasks[0].fields
@@ -123,6 +125,7 @@ def judge(
                 progress=advance,
                 usage=live,
                 options=RayOptions(address=address),
+                on_targets=start,
             )
         else:
             try:
@@ -132,6 +135,7 @@ def judge(
                     logbook_ids=logbooks or None,
                     paper=paper,
                     progress=advance,
+                    on_targets=start,
                 )
             except LLMUnavailableError as exc:
                 raise LLMUnavailableError(

@@ -264,18 +264,21 @@ def judge_logbooks_ray(
     progress: Callable[[list[VerdictRow]], None] | None = None,
     usage: Usage | None = None,
     options: RayOptions | None = None,
+    on_targets: Callable[[int], None] | None = None,
 ) -> JudgeReport:
     """:func:`openrepro.judge.service.judge_logbooks` on Ray: the same targets, per-logbook
     function and report (verdicts in target order). ``judges``: the judge model(s), sent to
     the workers as settings with each model name pinned (none: deterministic path only);
     ``usage``, when given, is kept up to date as
-    tasks finish (for a progress display)."""
+    tasks finish and ``on_targets`` is told the number of logbooks (for a progress display)."""
     options = options or RayOptions()
     ensure_writable(ctx)
     started = time.perf_counter()
     pinned = judges.pinned()
     report = JudgeReport(judge_config=pinned.config)
     targets = judge_targets(ctx, logbook_ids, paper)
+    if on_targets is not None:
+        on_targets(len(targets))
     task = JudgeTask(ctx.settings, ctx.challenge_id, pinned.settings, report.judge_config)
 
     def done(items: list[tuple[list[VerdictRow], Usage]]) -> None:

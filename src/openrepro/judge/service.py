@@ -278,16 +278,21 @@ def judge_logbooks(
     logbook_ids: list[int] | None = None,
     paper: str | None = None,
     progress: Callable[[list[VerdictRow]], None] | None = None,
+    on_targets: Callable[[int], None] | None = None,
 ) -> JudgeReport:
     """Judge every active claim of the chosen logbooks (default: the newest revision of each
     participant's logbook per paper); one transaction per logbook. ``judges``: the judge
     model(s) (:class:`~openrepro.judge.judges.Judges`; None: none, a claim that needs a model
-    is ``inconclusive``); a panel binds a quantity only to a pointer every judge chose."""
+    is ``inconclusive``); a panel binds a quantity only to a pointer every judge chose.
+    ``on_targets`` is told the number of logbooks before the first, ``progress`` each one's
+    rows."""
     ensure_writable(ctx)
     judges = judges if judges is not None else Judges()
     started = time.perf_counter()
     report = JudgeReport(judge_config=judges.config)
     targets = judge_targets(ctx, logbook_ids, paper)
+    if on_targets is not None:
+        on_targets(len(targets))
     done = judged_already(ctx, targets, report.judge_config)
     for logbook_id in targets:
         if logbook_id in done:
