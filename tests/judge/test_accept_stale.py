@@ -36,7 +36,9 @@ def _rejudged(ctx: ChallengeContext) -> set[tuple[int, str]]:
 
 
 def test_accepting_returns_exactly_the_verdicts_judged_again(
-    challenge: ChallengeContext, bound_claim: None, tmp_path: Path  # noqa: F811
+    challenge: ChallengeContext,
+    bound_claim: None,  # noqa: F811
+    tmp_path: Path,
 ) -> None:
     with challenge.store.session() as s:
         add_claim(s, challenge.challenge_id, "p1", text="A small backbone.", kind="result",

@@ -72,7 +72,9 @@ def _answer(ctx: ChallengeContext, logbook: int, claim: int, person: int) -> Non
 
 @pytest.mark.parametrize("database_url", ["sqlite", "postgresql"], indirect=True)
 def test_every_caller_judges_again_for_every_reason(
-    challenge: ChallengeContext, bound_claim: None, tmp_path: Path  # noqa: F811
+    challenge: ChallengeContext,
+    bound_claim: None,  # noqa: F811
+    tmp_path: Path,
 ) -> None:
     book = _attempt(challenge, tmp_path, "ana", "95.1,95.3,94.9")
     config = judge_logbooks(challenge, None).judge_config
