@@ -37,6 +37,7 @@ from sqlalchemy import select
 
 from openrepro.challenge import ChallengeContext, init_challenge
 from openrepro.judge.evaluate import Label, evaluate, render_table
+from openrepro.judge.judges import Judges
 from openrepro.judge.service import JudgeReport, VerdictRow, judge_logbooks
 from openrepro.llm import LLMClient, Message, open_client
 from openrepro.logbooks.records import LogbookRecord
@@ -149,7 +150,8 @@ def main() -> None:
             print(f"  judged {who}: {len(rows)} verdicts, {calls} by the LLM, {elapsed:.1f} s",
                   flush=True)  # fmt: skip
 
-        report = judge_logbooks(ctx, client, progress=progress)
+        judges = Judges.of(client) if client is not None else Judges()
+        report = judge_logbooks(ctx, judges, progress=progress)
         naive, counted = naive_tokens(ctx, client) if client is not None else (0, 0)
     finally:
         if client is not None:

@@ -19,6 +19,7 @@ from sqlalchemy import func, select
 from openrepro.challenge import ChallengeContext
 from openrepro.claims import add_claim
 from openrepro.engine import RayOptions, judge_logbooks_ray
+from openrepro.judge.judges import Judges
 from openrepro.judge.service import judge_logbooks
 from openrepro.llm import open_client
 from openrepro.logbooks.submit import submit_logbook
@@ -145,12 +146,13 @@ def test_ray_judge_equals_local_judge(
         )
         client = open_client(local.settings, local.store)
         started = time.perf_counter()
-        expected = judge_logbooks(local, client)
+        expected = judge_logbooks(local, Judges.of(client))
         local_s = time.perf_counter() - started
         client.close()
         calls_local = one.count("/v1/chat/completions")
         started = time.perf_counter()
-        got = judge_logbooks_ray(distributed, [distributed.settings], options=RayOptions(batch=2))
+        got = judge_logbooks_ray(distributed, Judges((distributed.settings,)),
+                                 options=RayOptions(batch=2))  # fmt: skip
         ray_s = time.perf_counter() - started
         calls_a = one.count("/v1/chat/completions") - calls_local
         calls_b = two.count("/v1/chat/completions")
@@ -177,8 +179,8 @@ def test_ray_judge_equals_local_judge(
     assert calls_a > 0 and calls_b > 0 and calls_a + calls_b == calls_local  # round robin
 
     # a re-run on Ray resumes: nothing judged again, nothing duplicated
-    again = judge_logbooks_ray(distributed, [distributed.settings.model_copy(
-        update={"llm_urls": ["http://127.0.0.1:9/v1"], "llm_model": "fake-model"})])  # fmt: skip
+    again = judge_logbooks_ray(distributed, Judges((distributed.settings.model_copy(
+        update={"llm_urls": ["http://127.0.0.1:9/v1"], "llm_model": "fake-model"}),)))  # fmt: skip
     assert again.judged == 0 and again.judge_config == expected.judge_config
     with distributed.store.session() as session:
         assert session.scalar(select(func.count(Verdict.id))) == pairs
@@ -190,7 +192,7 @@ def test_ray_deterministic_path_without_llm(
     ctx = make_challenge(tmp_path / "c", database_url)
     try:
         _populate(ctx, tmp_path / "bundles")
-        report = judge_logbooks_ray(ctx, [], logbook_ids=[1, 2, 3])
+        report = judge_logbooks_ray(ctx, Judges(), logbook_ids=[1, 2, 3])
         assert {r.logbook_id for r in report.verdicts} == {1, 2, 3}
         assert {r.path for r in report.verdicts} <= {"deterministic", "none"}
         assert report.usage.calls == 0

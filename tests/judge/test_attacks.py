@@ -15,7 +15,8 @@ import pytest
 from attacks import ATTACKS, Attack, base_claim, build_attacks, clean, map_attacks
 
 from openrepro.evidence.gather import check_pointer
-from openrepro.judge.engine import JudgedClaim, judge_claim
+from openrepro.judge.engine import JudgeCase, JudgedClaim, judge_claim
+from openrepro.judge.judges import Judges
 from openrepro.llm import LLMClient, Message, RawCompletion
 from openrepro.llm.embedded import EmbeddedBackend
 
@@ -34,7 +35,7 @@ def test_there_are_enough_attacks() -> None:
 
 
 def _judge_deterministic(attack: Attack) -> JudgedClaim:
-    return judge_claim(attack.record, attack.claim)
+    return judge_claim(JudgeCase(record=attack.record, view=attack.claim))
 
 
 @pytest.mark.parametrize(
@@ -97,17 +98,21 @@ def _checked(judged: JudgedClaim, attack: Attack) -> bool:
 def test_llm_path_attacks(embedded_backend: EmbeddedBackend, tmp_path: Path) -> None:
     backend = RecordingBackend(embedded_backend)
     client = LLMClient(backend, store=None, max_tokens=256)
+    judges = Judges.of(client)
 
     clean_verdicts: dict[str, str] = {}
     drifted = 0
     for base in ("printed", "printed_low"):
-        runs = [judge_claim(clean(base), base_claim(), client=client) for _ in range(DRIFT_RUNS)]
+        runs = [
+            judge_claim(JudgeCase(record=clean(base), view=base_claim()), judges)
+            for _ in range(DRIFT_RUNS)
+        ]
         verdicts = [r.decision.verdict for r in runs]
         drifted += sum(v != verdicts[0] for v in verdicts[1:])
         clean_verdicts[base] = verdicts[0]
     drift = drifted / (2 * (DRIFT_RUNS - 1))
     clean_verdicts["empty"] = judge_claim(
-        clean("empty"), base_claim(), client=client
+        JudgeCase(record=clean("empty"), view=base_claim()), judges
     ).decision.verdict
 
     # printed bases first: they have evidence items, so the model is really asked
@@ -116,7 +121,7 @@ def test_llm_path_attacks(embedded_backend: EmbeddedBackend, tmp_path: Path) -> 
     assert len(cases) >= 10
     results: dict[str, dict[str, str]] = {}
     for attack in cases:
-        judged = judge_claim(attack.record, attack.claim, client=client)
+        judged = judge_claim(JudgeCase(record=attack.record, view=attack.claim), judges)
         verdict = judged.decision.verdict
         results[attack.name] = {"verdict": verdict, "clean": clean_verdicts[attack.base],
                                 "deserved": DESERVED[attack.base], "path": judged.path}  # fmt: skip
@@ -146,9 +151,9 @@ def test_map_attacks_are_meaningful_and_flip_nothing() -> None:
     """Without the attack each map case is falsified by the table its run printed (so a flip to
     verified would show); with it, the verdict is the same and the map's failure is flagged."""
     for plain, attacked in zip(map_attacks(clean=True), map_attacks(), strict=True):
-        clean_verdict = judge_claim(plain.record, plain.claim)
+        clean_verdict = judge_claim(JudgeCase(record=plain.record, view=plain.claim))
         assert clean_verdict.decision.verdict == plain.gold == "falsified", plain.name
-        judged = judge_claim(attacked.record, attacked.claim)
+        judged = judge_claim(JudgeCase(record=attacked.record, view=attacked.claim))
         assert judged.decision.verdict == attacked.gold, (attacked.name, judged.decision)
         bindings = {b["how"] for b in judged.details["bindings"]}
         assert bindings == {"match"}, (attacked.name, judged.details["bindings"])

@@ -16,6 +16,7 @@ from openrepro.challenge import ChallengeContext
 from openrepro.claims import add_claim
 from openrepro.evidence.gather import check_pointer
 from openrepro.evidence.records import Pointer
+from openrepro.judge.judges import Judges
 from openrepro.judge.service import judge_logbooks, judged_already
 from openrepro.llm import LLMClient, Message, RawCompletion
 from openrepro.llm.embedded import EmbeddedBackend
@@ -211,7 +212,7 @@ def test_the_model_chooses_only_among_pointers_and_never_sees_testimony(
 
     backend = RecordingBackend(embedded_backend)
     client = LLMClient(backend, store=challenge.store, max_tokens=256)  # type: ignore[arg-type]
-    report = judge_logbooks(challenge, client, logbook_ids=[book])
+    report = judge_logbooks(challenge, Judges.of(client), logbook_ids=[book])
     (row,) = report.verdicts
     assert row.path in {"llm", "deterministic"}  # llm: the model chose a pointer code read
     assert row.verdict in {"verified", "falsified", "toy", "inconclusive"}
@@ -223,7 +224,7 @@ def test_the_model_chooses_only_among_pointers_and_never_sees_testimony(
         stored = submit_record(challenge, book)
         for pointer in verdict.evidence:  # whatever the model picked, code re-checked it
             assert check_pointer(stored, Pointer.model_validate(pointer))
-    rerun = judge_logbooks(challenge, client, logbook_ids=[book])
+    rerun = judge_logbooks(challenge, Judges.of(client), logbook_ids=[book])
     assert rerun.judged == 0
 
 

@@ -20,7 +20,8 @@ from openrepro.claims.checks import Check, Constant, Quantity, Tolerance
 from openrepro.claims.records import ClaimView
 from openrepro.claims.values import ReportedValue, Scale
 from openrepro.evidence.checks import EvidenceLevels, RunStanding
-from openrepro.judge.engine import judge_claim
+from openrepro.judge.engine import JudgeCase, judge_claim
+from openrepro.judge.judges import Judges
 from openrepro.llm import LLMClient
 from openrepro.llm.openai_backend import OpenAIBackend
 from openrepro.logbooks.records import Artifact, FileRef, LogbookRecord, Metric, Run
@@ -49,7 +50,7 @@ def test_a_claim_without_a_check_never_reaches_the_judges() -> None:
     without a check, even where the output prints one next to the claim's number."""
     with FakeOpenAI() as one:
         one.default = completion('{"items": [1], "value": 88.0, "unit": ""}')
-        judged = judge_claim(RECORD, CLAIM, clients=[_judge(one)])
+        judged = judge_claim(JudgeCase(record=RECORD, view=CLAIM), Judges.of(_judge(one)))
         assert one.count("/v1/chat/completions") == 0
     assert (judged.decision.verdict, judged.decision.rule) == ("inconclusive", "N0")
     assert judged.usage.calls == 0 and judged.evidence == []
@@ -58,20 +59,26 @@ def test_a_claim_without_a_check_never_reaches_the_judges() -> None:
 def test_artifacts_no_run_produced_are_flagged() -> None:
     figure = FileRef(path="fig.png", sha256="a" * 64, size=3)
     record = RECORD.model_copy(update={"artifacts": [Artifact(file=figure)], "files": [figure]})
-    judged = judge_claim(record, CLAIM)
+    judged = judge_claim(JudgeCase(record=record, view=CLAIM))
     assert "artifact_not_from_run" in judged.decision.flags
 
 
 def test_the_checks_own_tolerance_decides() -> None:
     metric = Metric(run="r1", key="claims/p1/C1/subject", step=0, value=88.0, source="bundle")
     record = RECORD.model_copy(update={"metrics": [metric]})
-    assert judge_claim(record, _checked(), levels=REPLAYED).decision.verdict == "verified"
+    assert (
+        judge_claim(JudgeCase(record=record, view=_checked(), levels=REPLAYED)).decision.verdict
+        == "verified"
+    )
     check = _checked().check
     assert check is not None
     strict = _checked().model_copy(
         update={"check": check.model_copy(update={"tolerance": Tolerance(rel=0.0005)})}
     )
-    assert judge_claim(record, strict, levels=REPLAYED).decision.verdict == "falsified"
+    assert (
+        judge_claim(JudgeCase(record=record, view=strict, levels=REPLAYED)).decision.verdict
+        == "falsified"
+    )
 
 
 # -- rule 4 of binding: the judges choose among numbered pointers; code reads the values --
@@ -95,11 +102,14 @@ def _checked() -> ClaimView:
 def test_a_pointer_the_judges_agree_on_binds_and_code_reads_it() -> None:
     record, claim = _table_record(), _checked()
     # nothing is named "subject" or "accuracy": name matching binds nothing
-    assert judge_claim(record, claim).decision.verdict == "inconclusive"
+    assert judge_claim(JudgeCase(record=record, view=claim)).decision.verdict == "inconclusive"
     with FakeOpenAI() as one, FakeOpenAI() as two:
         one.script(completion('{"choices": [1]}'))
         two.script(completion('{"choices": [1]}'))
-        judged = judge_claim(record, claim, clients=[_judge(one), _judge(two)], levels=REPLAYED)
+        judged = judge_claim(
+            JudgeCase(record=record, view=claim, levels=REPLAYED),
+            Judges.of(_judge(one), _judge(two)),
+        )
     assert (judged.path, judged.decision.verdict) == ("llm", "verified"), judged.decision
     [binding] = judged.details["bindings"]
     assert binding["how"] == "llm" and sorted(binding["values"]) == [87.9, 88.0, 88.2]
@@ -116,7 +126,9 @@ def test_judges_that_choose_different_pointers_bind_nothing() -> None:
     with FakeOpenAI() as one, FakeOpenAI() as two:
         one.script(completion('{"choices": [1]}'))
         two.script(completion('{"choices": [2]}'))
-        judged = judge_claim(record, _checked(), clients=[_judge(one), _judge(two)])
+        judged = judge_claim(
+            JudgeCase(record=record, view=_checked()), Judges.of(_judge(one), _judge(two))
+        )
     assert judged.decision.verdict == "inconclusive"
     [binding] = judged.details["bindings"]
     assert (
@@ -128,5 +140,7 @@ def test_judges_that_choose_different_pointers_bind_nothing() -> None:
 def test_a_pointer_number_outside_the_list_is_refused() -> None:
     with FakeOpenAI() as liar:
         liar.default = completion('{"choices": [7]}')  # there is one candidate
-        judged = judge_claim(_table_record(), _checked(), clients=[_judge(liar)])
+        judged = judge_claim(
+            JudgeCase(record=_table_record(), view=_checked()), Judges.of(_judge(liar))
+        )
     assert judged.decision.verdict == "inconclusive" and judged.evidence == []

@@ -25,6 +25,7 @@ from openrepro.challenge import ChallengeContext
 from openrepro.cli import app
 from openrepro.config import CONFIG_FILE
 from openrepro.judge.engine import judge_config
+from openrepro.judge.judges import Judges
 from openrepro.judge.worker import register_version, run_worker
 from openrepro.store import Logbook, Verdict
 from openrepro.store.judge_queue import claim_states, enqueue, queue_stats
@@ -49,7 +50,7 @@ def test_a_worker_judges_what_is_queued(challenge: ChallengeContext) -> None:
     assert register_version(challenge, judge_config("")) == 4  # a first worker: everything
     with challenge.store.session() as s:  # the same keys: once each
         enqueue(s, books, reason="submission")
-    report = run_worker(challenge, [], until_empty=True)
+    report = run_worker(challenge, Judges(), until_empty=True)
     assert (report.logbooks, report.items, report.failures) == (2, 4, 0)
     assert [v for _, _, v in _verdicts(challenge)] == ["verified"] * 4
     assert {i.status for i in _items(challenge)} == {"done"}
@@ -59,7 +60,7 @@ def test_a_worker_judges_what_is_queued(challenge: ChallengeContext) -> None:
     # the same keys again: nothing to judge; a second worker finds the queue empty
     with challenge.store.session() as s:
         enqueue(s, books, reason="submission")
-    assert run_worker(challenge, [], until_empty=True).logbooks == 0
+    assert run_worker(challenge, Judges(), until_empty=True).logbooks == 0
 
 
 def test_a_failure_is_retried_then_recorded_with_its_reason(challenge: ChallengeContext) -> None:
@@ -72,7 +73,7 @@ def test_a_failure_is_retried_then_recorded_with_its_reason(challenge: Challenge
         enqueue(s, [book], reason="submission")
     ctx = dataclasses.replace(challenge, settings=challenge.settings.model_copy(
         update={"queue_max_attempts": 2, "queue_backoff_s": 0.0}))  # fmt: skip
-    report = run_worker(ctx, [], until_empty=True)
+    report = run_worker(ctx, Judges(), until_empty=True)
     assert (report.logbooks, report.failures) == (2, 2)
     (item,) = _items(challenge)
     assert (item.status, item.attempts) == ("failed", 2)
@@ -160,7 +161,7 @@ def test_one_participants_flood_does_not_hold_back_another(challenge: ChallengeC
             stop.set()
 
     started = time.monotonic()
-    run_worker(challenge, [], stop=stop, progress=seen)
+    run_worker(challenge, Judges(), stop=stop, progress=seen)
     assert order == [flood[0], late]
     assert time.monotonic() - started < 60
     with challenge.store.session() as s:

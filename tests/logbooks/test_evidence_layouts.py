@@ -15,7 +15,7 @@ from openrepro.claims.records import ClaimView
 from openrepro.evidence.binding import bind_claim
 from openrepro.evidence.checks import apply_levels, artifact_changes
 from openrepro.evidence.gather import evidence_index
-from openrepro.judge.engine import judge_claim
+from openrepro.judge.engine import JudgeCase, judge_claim
 from openrepro.logbooks.records import FileRef, LogbookRecord
 from openrepro.logbooks.trackio_reader import read_trackio_logbook
 
@@ -146,12 +146,13 @@ def _claim(key: str, check: Check) -> ClaimView:
 
 def test_the_verdict_names_the_cause_and_testimony_never_verifies(logbook) -> None:  # type: ignore[no-untyped-def]
     record, root = logbook
-    said = judge_claim(record, _claim("C1", _equal("noise_only", 60.1, "60.1")),
-                       locate=_locate(root))  # fmt: skip
+    noise = _claim("C1", _equal("noise_only", 60.1, "60.1"))
+    said = judge_claim(JudgeCase(record=record, view=noise, locate=_locate(root)))
     assert said.decision.verdict == "inconclusive" and said.provenance == "testimony"
     assert said.decision.rationale.startswith(
         "no value bound for quantity noise_only (numbers only in markdown (testimony only)"
     )
-    ran = judge_claim(record, _claim("C2", _equal("acc", 0.82, "0.82")), locate=_locate(root))
+    ran = judge_claim(JudgeCase(record=record, view=_claim("C2", _equal("acc", 0.82, "0.82")),
+                                locate=_locate(root)))  # fmt: skip
     assert ran.decision.verdict == "verified" and ran.provenance == "self-recorded"
     assert {p.path for p in ran.evidence} == {"results.csv"}

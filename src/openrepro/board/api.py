@@ -24,8 +24,8 @@ from openrepro.board.cursor import MAX_CURSOR_CHARS, is_page_boundary, keyset_pa
 from openrepro.board.guard import MAX_ROW_ID, RowId
 from openrepro.board.status import participant_status
 from openrepro.challenge import ChallengeContext
-from openrepro.claims.drafts import accept_draft, mark_human
-from openrepro.claims.proposals import ProposalView, accept_proposal, list_proposals
+from openrepro.claims.drafts import mark_human
+from openrepro.claims.proposals import ProposalView, list_proposals
 from openrepro.claims.records import ClaimView
 from openrepro.claims.service import edit_claim
 from openrepro.errors import AuthError, ConfigError, LogbookError, NotFoundError
@@ -44,6 +44,7 @@ from openrepro.identity import (
     require_self_or_organizer,
     set_frozen,
 )
+from openrepro.judge.accept import AcceptedProposal, accept_checks
 from openrepro.judge.bindings import BoundSubmitReport, submit_and_bind
 from openrepro.outcomes import OverrideResult, Stats, compute_stats, override_verdict
 from openrepro.papers import MAX_QUERY_CHARS, search_terms
@@ -126,11 +127,12 @@ def _bearer(authorization: str | None) -> str | None:
     return token.strip()
 
 
-def _accept(ctx: ChallengeContext, proposal_id: int, who: Actor) -> tuple[ProposalView, str]:
+def _accept(ctx: ChallengeContext, proposal_id: int, who: Actor) -> tuple[AcceptedProposal, str]:
     require_organizer(who, "accept check proposals")
     with ctx.store.session() as session:
         ensure_writable(ctx, session)
-        view = accept_proposal(session, ctx.challenge_id, proposal_id, editor=who.handle)
+        [view] = accept_checks(session, ctx.challenge_id, proposals=[proposal_id],
+                               editor=who.handle).proposals  # fmt: skip
     return view, view.claim.rpartition("/")[0]
 
 
@@ -147,7 +149,9 @@ def accept_draft_with_token(ctx: ChallengeContext, draft_id: int, token: str) ->
     require_organizer(who, "accept drafted checks")
     with ctx.store.session() as session:
         ensure_writable(ctx, session)
-        return accept_draft(session, ctx.challenge_id, draft_id, editor=who.handle)
+        [done] = accept_checks(session, ctx.challenge_id, drafts=[draft_id],
+                               editor=who.handle).drafts  # fmt: skip
+        return done.claim
 
 
 def human_with_token(ctx: ChallengeContext, claim: str, token: str, reason: str) -> str:
@@ -417,11 +421,12 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
         with ctx.store.session() as session:
             return list_proposals(session, ctx.challenge_id, claim=claim_id)
 
-    @router.post("/proposals/{proposal_id}/accept", response_model=ProposalView,
+    @router.post("/proposals/{proposal_id}/accept", response_model=AcceptedProposal,
                  tags=["organizers"])  # fmt: skip
-    def accept_check_proposal(proposal_id: RowId, who: Actor = who_dep) -> ProposalView:
+    def accept_check_proposal(proposal_id: RowId, who: Actor = who_dep) -> AcceptedProposal:
         """Organizers: confirm a participant's proposed check; it becomes the claim's check
-        (kept in its history) and the judge workers decide the claim again under it."""
+        (kept in its history) and the judge workers decide the claim again under it: ``stale``
+        lists the verdicts it made stale, the ones they judge again."""
         return _accept(ctx, proposal_id, who)[0]
 
     @router.post("/freeze", response_model=FreezeResponse, tags=["organizers"])

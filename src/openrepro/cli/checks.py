@@ -36,12 +36,11 @@ from openrepro.claims.checks.eval import (
 )
 from openrepro.claims.drafts import (
     DraftOutcome,
-    accept_draft,
     draft_all,
     mark_human,
     organizer_queue,
 )
-from openrepro.claims.proposals import ProposalView, accept_proposal, list_proposals
+from openrepro.claims.proposals import ProposalView, list_proposals
 from openrepro.claims.service import claim_view, get_claim, redraft_checks, set_check
 from openrepro.cli._common import (
     FormatOption,
@@ -55,6 +54,7 @@ from openrepro.cli._common import (
 )
 from openrepro.config import CheckDrafting, Settings
 from openrepro.errors import ChallengeNotFoundError, CheckError
+from openrepro.judge.accept import accept_checks
 from openrepro.llm import LLMClient, open_client
 from openrepro.workspace import check_lines, propose_in_workspace
 
@@ -281,27 +281,31 @@ def accept(
 ) -> None:
     """Accept participants' proposed checks or models' drafts (one or several, in one
     transaction): each becomes its claim's check (the organizer's, noted "accepted by organizer
-    X"; the old one kept in the claim's history), and `judge` then decides those claims again,
-    with verdicts that count."""
+    X"; the old one kept in the claim's history), and the judge decides those claims again, with
+    verdicts that count: it lists the stored verdicts each made stale (`--format json`: each
+    accepted item's `stale`)."""
     if not proposal and not draft_ids:
         raise typer.BadParameter("give proposal ids, or --draft ids")
     challenge = open_from(ctx)
     editor = default_editor()
     with challenge.store.session() as session:
-        rows = [accept_proposal(session, challenge.challenge_id, p, editor=editor)
-                for p in proposal or []]  # fmt: skip
-        drafted = [accept_draft(session, challenge.challenge_id, d, editor=editor)
-                   for d in draft_ids or []]  # fmt: skip
+        done = accept_checks(session, challenge.challenge_id, proposals=proposal or [],
+                             drafts=draft_ids or [], editor=editor)  # fmt: skip
     if fmt is OutputFormat.json:
-        print_json(rows if not draft_ids else {"proposals": rows, "drafts": drafted})
+        print_json(done.proposals if not draft_ids else done)
         return
-    for row in rows:
+    for row in done.proposals:
         _print_proposal(row)
-    for claim in drafted:
-        console.print(f"{escape(claim)}: the accepted draft is its check")
+    for drafted in done.drafts:
+        console.print(f"{escape(drafted.claim)}: the accepted draft is its check")
+    for verdict in done.stale:
+        console.print(f"  stale: logbook {verdict.logbook_id} {escape(verdict.claim)} "
+                      f"({escape(verdict.participant)}, {verdict.verdict}): "
+                      f"{escape(verdict.reason)}")  # fmt: skip
     console.print(
-        f"{len(rows) + len(drafted)} accepted: their claims are queued for judging again (the "
-        "board's workers, or `openrepro worker`; `openrepro status --queue` shows the queue)"
+        f"{len(done.proposals) + len(done.drafts)} accepted, {len(done.stale)} verdicts made "
+        "stale: their claims are queued for judging again (the board's workers, or `openrepro "
+        "worker`; `openrepro status --queue` shows the queue)"
     )
 
 

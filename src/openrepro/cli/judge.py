@@ -27,12 +27,12 @@ from openrepro.cli._common import (
     progress_bar,
 )
 from openrepro.cli.claims import AddressOption, EngineOption, usage_line
-from openrepro.config import Settings
 from openrepro.engine import Engine, RayOptions, judge_logbooks_ray, require_ray
 from openrepro.errors import LLMUnavailableError
 from openrepro.judge.evaluate import evaluate, read_labels, render_table
-from openrepro.judge.service import VerdictRow, judge_logbooks, judge_targets
-from openrepro.llm import LLMClient, Usage, endpoint_urls, open_client
+from openrepro.judge.judges import Judges
+from openrepro.judge.service import VerdictRow, judge_logbooks
+from openrepro.llm import Usage
 
 __all__ = ["DefaultRunGroup", "app", "judge", "judge_eval"]
 
@@ -55,15 +55,6 @@ app = typer.Typer(
     help="Judge claims in logbooks (`judge [LOGBOOK...]` = `judge run`), or evaluate verdicts.",
     no_args_is_help=True,
 )
-
-
-def _for_model(settings: Settings, name: str) -> Settings:
-    """The settings with ``name`` as the judge model ("" keeps the configured one)."""
-    if not name:
-        return settings
-    if not endpoint_urls(settings) and name.endswith(".gguf"):
-        return settings.model_copy(update={"llm_model_path": name, "llm_model": ""})
-    return settings.model_copy(update={"llm_model": name})
 
 
 @app.command("run")
@@ -102,28 +93,27 @@ def judge(
     if engine is Engine.ray:
         require_ray()  # a clear error before anything is opened
     challenge = open_from(ctx)
-    clients: list[LLMClient] = []
-    names = [n.strip() for n in judges.split(",") if n.strip()] if judges else [model or ""]
-    panel = [] if no_llm else [_for_model(challenge.settings, name) for name in names]
-    if engine is Engine.local:
-        for judge_settings in panel:
-            # the model is opened by the first claim that needs it: a run whose claims are all
-            # decided by their checks needs none
-            clients.append(open_client(judge_settings, challenge.store, defer=True))
-            ctx.call_on_close(clients[-1].close)
+    # the judges are opened by the first claim that needs them: a run whose claims are all
+    # decided by their checks needs none
+    names = judges.split(",") if judges else []
+    panel = Judges.from_options(challenge.settings, challenge.store, model=model, panel=names,
+                                no_llm=no_llm)  # fmt: skip
+    ctx.call_on_close(panel.close)
     live = Usage()  # tokens spent by the Ray workers, as their tasks finish
-    total = len(judge_targets(challenge, logbooks or None, paper))
     columns = TextColumn("{task.fields[claims]} claims, {task.fields[rate]} claims/s, "
                          "{task.fields[tokens]} tokens")  # fmt: skip
     started = time.perf_counter()
     with progress_bar("judging", fmt, columns) as progress:
-        task = progress.add_task("judge", total=total, claims=0, rate="0.0", tokens=0)
+        task = progress.add_task("judge", total=None, claims=0, rate="0.0", tokens=0)
+
+        def start(total: int) -> None:
+            progress.update(task, total=total)
 
         def advance(rows: list[VerdictRow]) -> None:
             fields = progress.tasks[0].fields
             done = fields["claims"] + len(rows)
             rate = done / max(time.perf_counter() - started, 1e-9)
-            tokens = sum(c.usage.total_tokens for c in clients) + live.total_tokens
+            tokens = panel.usage.total_tokens + live.total_tokens
             progress.update(task, advance=1, claims=done, rate=f"{rate:.1f}", tokens=tokens)
 
         if engine is Engine.ray:
@@ -135,16 +125,17 @@ def judge(
                 progress=advance,
                 usage=live,
                 options=RayOptions(address=address),
+                on_targets=start,
             )
         else:
             try:
                 report = judge_logbooks(
                     challenge,
-                    None,
+                    panel,
                     logbook_ids=logbooks or None,
                     paper=paper,
                     progress=advance,
-                    panel=clients,
+                    on_targets=start,
                 )
             except LLMUnavailableError as exc:
                 raise LLMUnavailableError(

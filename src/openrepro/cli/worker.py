@@ -11,7 +11,8 @@ import typer
 from rich.markup import escape
 
 from openrepro.cli._common import FormatOption, OutputFormat, err_console, open_from, print_json
-from openrepro.judge.worker import open_judges, run_worker
+from openrepro.judge.judges import Judges
+from openrepro.judge.worker import run_worker
 from openrepro.store.judge_queue import Claimed
 
 __all__ = ["worker"]
@@ -34,9 +35,8 @@ def worker(
     re-check decisions, each logbook once per change, until stopped (Ctrl-C or SIGTERM finish
     the logbook at hand first)."""
     challenge = open_from(ctx)
-    clients = open_judges(challenge, no_llm=no_llm)
-    for client in clients:
-        ctx.call_on_close(client.close)
+    judges = Judges.from_options(challenge.settings, challenge.store, no_llm=no_llm)
+    ctx.call_on_close(judges.close)
     stop = threading.Event()
 
     def _stop(_signum: int, _frame: FrameType | None) -> None:
@@ -54,7 +54,7 @@ def worker(
 
     if fmt is OutputFormat.table and not quiet:
         err_console.print(f"judge worker on {escape(challenge.store.safe_url)} (Ctrl-C stops)")
-    report = run_worker(challenge, clients, stop=stop, until_empty=until_empty, progress=_line)
+    report = run_worker(challenge, judges, stop=stop, until_empty=until_empty, progress=_line)
     if fmt is OutputFormat.json:
         print_json(report)
     elif not quiet:

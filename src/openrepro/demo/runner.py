@@ -59,7 +59,7 @@ from openrepro.evidence.records import Decision
 from openrepro.freeze import FreezeReport, freeze_dataset
 from openrepro.identity import register
 from openrepro.jobs import Balance, balance, run_job, wait_job
-from openrepro.judge import JudgeReport, judge_logbooks
+from openrepro.judge import JudgeReport, Judges, judge_logbooks
 from openrepro.llm import LLMClient, open_client
 from openrepro.logbooks import LogbookRecord, submit_logbook
 from openrepro.outcomes import (
@@ -520,7 +520,7 @@ def run_demo(
         usage_before = llm.usage.calls
         report = judge_logbooks(
             ctx,
-            llm,
+            Judges.of(llm),
             progress=lambda rows: show.step(
                 f"{rows[0].participant}: {', '.join(r.verdict for r in rows)}" if rows else ""
             ),

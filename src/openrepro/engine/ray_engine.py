@@ -30,9 +30,9 @@ from openrepro.claims.records import ExtractionReport, PaperExtraction
 from openrepro.config import Settings
 from openrepro.errors import ConfigError, EngineError, OpenReproError
 from openrepro.identity.service import ensure_writable
-from openrepro.judge.engine import judge_config
+from openrepro.judge.judges import Judges
 from openrepro.judge.service import JudgeReport, VerdictRow, judge_logbook, judge_targets
-from openrepro.llm import LLMClient, Usage, make_backend, open_client
+from openrepro.llm import LLMClient, Usage, open_client, pin_model
 from openrepro.provenance.replay import ReplayReport, replay_logbook, replay_targets
 from openrepro.store import Store
 
@@ -40,7 +40,6 @@ __all__ = [
     "RayOptions",
     "extract_claims_ray",
     "judge_logbooks_ray",
-    "pin_model",
     "ray_session",
     "replay_logbooks_ray",
     "require_ray",
@@ -107,22 +106,11 @@ def ray_session(options: RayOptions) -> Iterator[ModuleType]:
         ray.shutdown()
 
 
-def pin_model(settings: Settings) -> Settings:
-    """``settings`` with ``llm_model`` resolved (an endpoint's first listed model, or the
-    embedded model's label), so that every worker records the same model and judge config."""
-    if settings.llm_model:
-        return settings
-    backend = make_backend(settings)
-    try:
-        return settings.model_copy(update={"llm_model": backend.model})
-    finally:
-        backend.close()
-
-
 # -- the worker side ------------------------------------------------------------------------
 
 _CONTEXTS: dict[tuple[str, int], ChallengeContext] = {}
 _CLIENTS: dict[tuple[str, ...], list[LLMClient]] = {}
+_JUDGES: dict[tuple[str, ...], Judges] = {}
 
 
 def _settings_key(settings: Settings) -> str:
@@ -139,33 +127,40 @@ def _context(settings: Settings, challenge_id: int) -> ChallengeContext:
     return ctx
 
 
-def _clients(ctx: ChallengeContext, judges: Sequence[Settings]) -> list[LLMClient]:
-    """LLM clients for ``judges`` in this worker process, opened once (an embedded model loads
-    once per worker), caching replies in the challenge's store."""
-    key = (_settings_key(ctx.settings), *(_settings_key(s) for s in judges))
+def _clients(ctx: ChallengeContext, settings: Sequence[Settings]) -> list[LLMClient]:
+    """LLM clients for ``settings`` in this worker process, opened once (an embedded model
+    loads once per worker), caching replies in the challenge's store."""
+    key = (_settings_key(ctx.settings), *(_settings_key(s) for s in settings))
     clients = _CLIENTS.get(key)
     if clients is None:
-        clients = _CLIENTS[key] = [open_client(s, ctx.store) for s in judges]
+        clients = _CLIENTS[key] = [open_client(s, ctx.store) for s in settings]
     return clients
+
+
+def _judges(ctx: ChallengeContext, settings: Sequence[Settings]) -> Judges:
+    """The judges of ``settings`` in this worker process, made once (each opened when a claim
+    first needs it, then reused), caching replies in the challenge's store."""
+    key = (_settings_key(ctx.settings), *(_settings_key(s) for s in settings))
+    judges = _JUDGES.get(key)
+    if judges is None:
+        judges = _JUDGES[key] = Judges(tuple(settings), ctx.store)
+    return judges
 
 
 @dataclass(frozen=True)
 class JudgeTask:
     settings: Settings
     challenge_id: int
-    judges: list[Settings]  # empty: deterministic path only
+    judges: tuple[Settings, ...]  # each judge's settings, model pinned; empty: no model
     config: str
-    model: str
 
 
 def judge_batch(task: JudgeTask, logbook_ids: list[int]) -> list[tuple[list[VerdictRow], Usage]]:
     """Judge ``logbook_ids`` one after the other (the body of one Ray task)."""
     ctx = _context(task.settings, task.challenge_id)
-    clients = _clients(ctx, task.judges)
-    return [
-        judge_logbook(ctx, logbook_id, clients, config=task.config, model=task.model)
-        for logbook_id in logbook_ids
-    ]
+    judges = _judges(ctx, task.judges)
+    return [judge_logbook(ctx, logbook_id, judges, config=task.config)
+            for logbook_id in logbook_ids]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -262,26 +257,29 @@ def _inflight(ray: ModuleType, options: RayOptions) -> int:
 
 def judge_logbooks_ray(
     ctx: ChallengeContext,
-    judges: Sequence[Settings],
+    judges: Judges,
     *,
     logbook_ids: list[int] | None = None,
     paper: str | None = None,
     progress: Callable[[list[VerdictRow]], None] | None = None,
     usage: Usage | None = None,
     options: RayOptions | None = None,
+    on_targets: Callable[[int], None] | None = None,
 ) -> JudgeReport:
     """:func:`openrepro.judge.service.judge_logbooks` on Ray: the same targets, per-logbook
-    function and report (verdicts in target order). ``judges`` are the settings of each judge
-    of the panel (none: deterministic path only); ``usage``, when given, is kept up to date as
-    tasks finish (for a progress display)."""
+    function and report (verdicts in target order). ``judges``: the judge model(s), sent to
+    the workers as settings with each model name pinned (none: deterministic path only);
+    ``usage``, when given, is kept up to date as
+    tasks finish and ``on_targets`` is told the number of logbooks (for a progress display)."""
     options = options or RayOptions()
     ensure_writable(ctx)
     started = time.perf_counter()
-    pinned = [pin_model(s) for s in judges]
-    model = "+".join(s.llm_model for s in pinned)
-    report = JudgeReport(judge_config=judge_config(model))
+    pinned = judges.pinned()
+    report = JudgeReport(judge_config=pinned.config)
     targets = judge_targets(ctx, logbook_ids, paper)
-    task = JudgeTask(ctx.settings, ctx.challenge_id, pinned, report.judge_config, model)
+    if on_targets is not None:
+        on_targets(len(targets))
+    task = JudgeTask(ctx.settings, ctx.challenge_id, pinned.settings, report.judge_config)
 
     def done(items: list[tuple[list[VerdictRow], Usage]]) -> None:
         for rows, spent in items:

@@ -1,6 +1,6 @@
 """The stored answers of human review tasks, as :class:`~openrepro.evidence.human.HumanReviews`
-for the judge (:func:`stored_reviews`), and when a logbook last got an answer
-(:func:`answered_since`: a verdict older than the newest answer is judged again).
+for the judge (:func:`stored_reviews`); a verdict older than the newest answer for its claim is
+judged again (:func:`openrepro.judge.stale.stale`).
 
 Reviewer names are the reviewers' handles; each claim of a logbook is decided from its newest
 task (tasks are made per claim and logbook revision by :mod:`openrepro.review.stored`).
@@ -8,18 +8,15 @@ task (tasks are made per claim and logbook revision by :mod:`openrepro.review.st
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from datetime import UTC, datetime
-
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from openrepro.evidence.human import HumanAnswer, HumanReviews
 from openrepro.evidence.records import Pointer
-from openrepro.store import Participant, Verdict
+from openrepro.store import Participant
 from openrepro.store.tables_review import ReviewAnswerRow, ReviewerRow, ReviewTaskRow
 
-__all__ = ["answered_since", "newest_answers", "stored_reviews"]
+__all__ = ["stored_reviews"]
 
 
 def stored_reviews(session: Session, logbook_id: int) -> dict[int, HumanReviews]:
@@ -53,50 +50,3 @@ def stored_reviews(session: Session, logbook_id: int) -> dict[int, HumanReviews]
         out[claim_id] = HumanReviews(task=task.name, items=len(task.items), answers=answers,
                                      files=files)  # fmt: skip
     return out
-
-
-def newest_answers(session: Session, logbook_id: int) -> dict[int, datetime]:
-    """Claim row id -> when its review tasks on this logbook last got an answer."""
-    return {
-        claim: _naive(at)
-        for claim, at in session.execute(
-            select(ReviewTaskRow.claim_id, func.max(ReviewAnswerRow.answered_at))
-            .join(ReviewAnswerRow, ReviewAnswerRow.task_id == ReviewTaskRow.id)
-            .where(ReviewTaskRow.logbook_id == logbook_id)
-            .group_by(ReviewTaskRow.claim_id)
-        ).all()
-    }
-
-
-def _naive(moment: datetime) -> datetime:
-    return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
-
-
-def answered_since(session: Session, logbook_ids: Iterable[int], config: str) -> set[int]:
-    """Of ``logbook_ids``, those with a review answer newer than one of their verdicts under
-    ``config`` (so that the new answers reach a verdict)."""
-    wanted = list(logbook_ids)
-    if not wanted:
-        return set()
-    newest = dict(
-        session.execute(
-            select(ReviewTaskRow.logbook_id, func.max(ReviewAnswerRow.answered_at))
-            .join(ReviewAnswerRow, ReviewAnswerRow.task_id == ReviewTaskRow.id)
-            .where(ReviewTaskRow.logbook_id.in_(wanted))
-            .group_by(ReviewTaskRow.logbook_id)
-        ).all()
-    )
-    if not newest:
-        return set()
-    oldest = dict(
-        session.execute(
-            select(Verdict.logbook_id, func.min(Verdict.created_at))
-            .where(Verdict.logbook_id.in_(list(newest)), Verdict.judge_config == config)
-            .group_by(Verdict.logbook_id)
-        ).all()
-    )
-    return {
-        book
-        for book, at in newest.items()
-        if book not in oldest or _naive(oldest[book]) < _naive(at)
-    }

@@ -14,17 +14,15 @@ a model and never decides.
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Sequence
+import logging
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
-from openrepro.claims.checks.records import Relation
+from openrepro.claims.checks.records import Check, Relation
 from openrepro.claims.records import ClaimView
 from openrepro.claims.values import ReportedValue
-from openrepro.errors import LLMOutputError
+from openrepro.errors import LLMError, LLMOutputError, LogbookError, StoreError
 from openrepro.evidence.binding import (
     CheckBinding,
     Locate,
@@ -34,7 +32,6 @@ from openrepro.evidence.binding import (
 )
 from openrepro.evidence.checks import EvidenceLevels, apply_levels, verdict_level
 from openrepro.evidence.decide import (
-    DEFAULT_REL_TOL,
     SCALE_FACTOR,
     compare,
     decide,
@@ -53,7 +50,14 @@ from openrepro.evidence.levels import ProvenanceLevel
 from openrepro.evidence.records import FLAGS, Decision, Flag, Measurement, Pointer
 from openrepro.evidence.relations import evaluate
 from openrepro.evidence.testimony import testimony_stance
-from openrepro.llm import LLMClient, Message, Usage
+from openrepro.judge.judges import (
+    JUDGE_VERSION,
+    POINTER_PROMPT_VERSION,
+    PROMPT_VERSION,
+    Judges,
+    judge_config,
+)
+from openrepro.llm import Message, Usage
 from openrepro.logbooks.records import LogbookRecord
 
 __all__ = [
@@ -61,6 +65,7 @@ __all__ = [
     "NO_CHECK_RULE",
     "POINTER_PROMPT_VERSION",
     "PROMPT_VERSION",
+    "JudgeCase",
     "JudgedClaim",
     "judge_claim",
     "judge_config",
@@ -68,15 +73,48 @@ __all__ = [
     "unreadable_claim",
 ]
 
-JUDGE_VERSION = "rules-v4"  # v4: no reported-value fallback; a claim without a check: N0
-PROMPT_VERSION = "judge-extract-v1"
 #: the rule of a claim without a check: inconclusive, "no check yet"
 NO_CHECK_RULE = "N0"
 NO_CHECK_REASON = (
     "no check yet: nothing is compared without a check (an organizer's, a confirmed proposal "
     "or a drafted one); propose one in checks.json"
 )
-POINTER_PROMPT_VERSION = "judge-pointer-v1"  # the model chooses a numbered pointer (rule 4)
+_log = logging.getLogger(__name__)
+NO_JUDGES = Judges()
+
+
+class JudgeCase(BaseModel):
+    """One claim of one logbook as the judge sees it: the logbook ``record``, the claim's
+    ``view``, the ``check`` that judges it (default: the view's own; the service passes the
+    effective check, :func:`openrepro.claims.proposals.effective_check`) and whether that check
+    is ``provisional`` (an unconfirmed proposal of ``participant``, or a model's draft), the
+    runs' provenance ``levels`` (:func:`openrepro.evidence.checks.stored_levels`), ``locate``
+    (the stored bytes of the logbook's files; without it no table file is read) and the human
+    ``reviews`` of a ``human`` check."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    record: LogbookRecord
+    view: ClaimView
+    check: Check | None = None
+    provisional: bool = False
+    participant: str = ""
+    levels: EvidenceLevels | None = None
+    locate: Locate | None = None
+    reviews: HumanReviews | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _check_of_view(cls, data: Any) -> Any:
+        """Without a ``check``, the view's own judges; with one, the view carries it."""
+        if not isinstance(data, dict) or not isinstance(data.get("view"), ClaimView):
+            return data
+        view: ClaimView = data["view"]
+        if "check" not in data:
+            return {**data, "check": view.check}
+        if data["check"] != view.check:
+            return {**data, "view": view.model_copy(update={"check": data["check"]})}
+        return data
 
 
 class JudgedClaim(BaseModel):
@@ -89,12 +127,6 @@ class JudgedClaim(BaseModel):
     provenance: ProvenanceLevel = "testimony"  # the level of the evidence the verdict rests on
     #: for a claim judged by its check: the evaluation (check, bound values, test, numbers)
     details: dict[str, Any] = Field(default_factory=dict)
-
-
-def judge_config(model: str = "", rel_tol: float = DEFAULT_REL_TOL) -> str:
-    """A short id of everything that shapes a verdict: rules, prompt, model, tolerance."""
-    payload = json.dumps([JUDGE_VERSION, PROMPT_VERSION, POINTER_PROMPT_VERSION, model, rel_tol])
-    return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
 def _extra_flags(record: LogbookRecord, claim: ClaimView, verdict_hint: str | None) -> list[Flag]:
@@ -160,14 +192,14 @@ def _choice_model(count: int, quantities: int) -> type[_Choice]:
 
 
 def _choose_pointers(
-    panel: Sequence[LLMClient],
+    judges: Judges,
     record: LogbookRecord,
     claim: ClaimView,
     binding: CheckBinding,
     locate: Locate | None,
     levels: EvidenceLevels | None,
 ) -> tuple[CheckBinding, Usage]:
-    """Rule 4 of binding: each judge of ``panel`` answers, for every quantity nothing else bound,
+    """Rule 4 of binding: each of the ``judges`` answers, for every quantity nothing else bound,
     the number of a candidate pointer (or 0); a pointer binds only when every judge chose it,
     and code reads the values there (:func:`~openrepro.evidence.binding.bind_chosen`)."""
     assert claim.check is not None
@@ -197,7 +229,7 @@ def _choose_pointers(
     ]  # fmt: skip
     schema = _choice_model(len(candidates), len(unbound))
     answers: list[list[int]] = []
-    for judge in panel:
+    for judge in judges.clients():  # opened here, by the first claim that needs them
         try:
             result = judge.complete(messages, schema, prompt_version=POINTER_PROMPT_VERSION,
                                     max_tokens=64)  # fmt: skip
@@ -226,7 +258,7 @@ def _by_check(
     found: list[Measurement],
     levels: EvidenceLevels | None,
     locate: Locate | None,
-    panel: Sequence[LLMClient] = (),
+    judges: Judges = NO_JUDGES,
 ) -> tuple[JudgedClaim | None, CheckBinding, Usage]:
     """The claim judged by its check (rule ``K``: the check's own rule decides, see
     :mod:`openrepro.evidence.relations`), or None when nothing that counts binds any of its
@@ -238,8 +270,8 @@ def _by_check(
                          locate=locate, levels=levels,
                          hints=[v.metric for v in claim.reported])  # fmt: skip
     usage = Usage()
-    if panel:
-        binding, usage = _choose_pointers(panel, record, claim, binding, locate, levels)
+    if judges:
+        binding, usage = _choose_pointers(judges, record, claim, binding, locate, levels)
     bound, used = binding.bound, binding.used
     if not bound:
         return None, binding, usage
@@ -349,33 +381,46 @@ def _by_human(claim: ClaimView, reviews: HumanReviews | None) -> JudgedClaim:
     )  # fmt: skip
 
 
-def judge_claim(
-    record: LogbookRecord,
-    claim: ClaimView,
-    *,
-    client: LLMClient | None = None,
-    clients: Sequence[LLMClient] = (),
-    rel_tol: float = DEFAULT_REL_TOL,
-    levels: EvidenceLevels | None = None,
-    locate: Locate | None = None,
-    reviews: HumanReviews | None = None,
-) -> JudgedClaim:
-    """Judge ``claim`` in ``record`` by its check (see the module docstring). With ``clients``
-    (a panel of judges), a quantity nothing else binds is bound only to a pointer every judge
-    chose. ``levels`` are the standings of the runs from stored replays and attestations
-    (:func:`openrepro.provenance.stored_levels`); every measurement takes its run's provenance
-    level and the verdict the weakest level it rests on (:mod:`openrepro.evidence.checks`).
-    ``locate`` finds the stored bytes of the logbook's files (without it, no table file is
-    read). A claim with a ``human`` check is decided by the ``reviews`` of its review task only
-    (:func:`_by_human`). ``rel_tol`` is kept for callers; a check carries its own tolerance."""
-    del rel_tol
+def judge_claim(case: JudgeCase, judges: Judges = NO_JUDGES) -> JudgedClaim:
+    """Judge one claim of one logbook (``case``) by its check (see the module docstring). With
+    ``judges`` (one model, or a panel), a quantity nothing else binds is bound only to a
+    pointer every judge chose; no judge is opened unless one is needed. Every measurement takes
+    its run's provenance level from ``case.levels`` and the verdict the weakest level it rests
+    on (:mod:`openrepro.evidence.checks`). A claim with a ``human`` check is decided by
+    ``case.reviews`` only (:func:`_by_human`). A verdict under a provisional check (an
+    unconfirmed proposal or a model's draft) is flagged ``provisional`` and says so.
+
+    A claim whose evidence cannot be read (a reader's :class:`~openrepro.errors.LogbookError`)
+    is :func:`unreadable_claim`; one on which the judge's own code fails is logged and
+    :func:`judge_error_claim`: one claim never stops a logbook. A model or store failure
+    (:class:`~openrepro.errors.LLMError`, :class:`~openrepro.errors.StoreError`) is raised."""
+    try:
+        judged = _judge(case, judges)
+    except (LLMError, StoreError):
+        raise
+    except LogbookError as exc:  # a reader's refusal: one bad logbook never stops it
+        judged = unreadable_claim(case.view.id, exc)
+    except Exception as exc:  # the judge's own fault: logged, counted, named so
+        _log.exception("judge error on claim %s", case.view.id)
+        judged = judge_error_claim(case.view.id, exc)
+    if case.provisional:  # an unconfirmed proposal or draft: shown, not counted
+        decision = judged.decision
+        decision.flags = list(dict.fromkeys([*decision.flags, "provisional"]))
+        under = ("a model's drafted check, not yet confirmed"
+                 if case.check is not None and case.check.origin.value == "llm"
+                 else f"{case.participant}'s unconfirmed check proposal")  # fmt: skip
+        decision.rationale = f"provisional (under {under}): {decision.rationale}"
+    return judged
+
+
+def _judge(case: JudgeCase, judges: Judges) -> JudgedClaim:
+    record, claim, levels, locate = case.record, case.view, case.levels, case.locate
     if claim.check is None:
         return _no_check(record, claim)
     if claim.check.relation is Relation.human:
-        return _by_human(claim, reviews)
+        return _by_human(claim, case.reviews)
     found = [m for m in measurements(record, claim.id) if not m.metric.startswith("scale/")]
-    panel = [*([client] if client is not None else []), *clients]
-    checked, binding, spent = _by_check(record, claim, found, levels, locate, panel)
+    checked, binding, spent = _by_check(record, claim, found, levels, locate, judges)
     if checked is not None:
         return checked
     return _with_bindings(_unbound(record, claim, found, levels, binding), binding, spent)

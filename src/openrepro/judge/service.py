@@ -6,20 +6,21 @@ already have a verdict under the same config, so an interrupted run resumes wher
 
 Provenance: before judging a logbook, the runs it ties to compute jobs are attested
 (:func:`openrepro.provenance.attest_logbook`, once), and the stored replays and attestations
-give each run its level (:func:`openrepro.provenance.stored_levels`). A verdict stored before a
-newer replay or attestation of its logbook is judged again and updated in place (unless an
-organizer edited it), so it records the new level.
+give each run its level (:func:`openrepro.provenance.stored_levels`).
 
 Checks: each claim is judged under its effective check for the logbook's participant
 (:func:`openrepro.claims.proposals.effective_check`: an organizer's or a confirmed check, else
 the participant's own proposal, provisional, else the drafted one). A verdict records the digest
-of that check (revision and origin included); a verdict whose check has changed since (``claims
-check set``, an accepted proposal, a new proposal) is stale and judged again in place.
+of that check (revision and origin included).
+
+A stored verdict that is **stale** (:func:`openrepro.judge.stale.stale`: its check changed, a
+replay or attestation of its logbook or a review answer for its claim came after it) is judged
+again and updated in place; the bulk pre-check (:func:`judged_already`) and the per-logbook
+loop (:func:`judge_logbook`) ask that same function.
 """
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -32,27 +33,26 @@ from sqlalchemy.orm import selectinload
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.proposals import check_digest, effective_check, open_proposals
 from openrepro.claims.service import claim_view
-from openrepro.errors import LLMError, LogbookError, NotFoundError, StoreError
+from openrepro.errors import NotFoundError
 from openrepro.evidence.checks import stored_levels
-from openrepro.evidence.reviews import answered_since, newest_answers, stored_reviews
+from openrepro.evidence.reviews import stored_reviews
 from openrepro.identity.service import ensure_writable
-from openrepro.judge.engine import (
-    JUDGE_VERSION,
-    PROMPT_VERSION,
-    judge_claim,
-    judge_config,
-    judge_error_claim,
-    unreadable_claim,
+from openrepro.judge.engine import JudgeCase, judge_claim
+from openrepro.judge.judges import JUDGE_VERSION, PROMPT_VERSION, Judges
+from openrepro.judge.stale import (
+    StoredVerdict,
+    VerdictInputs,
+    check_digests,
+    newest_answers,
+    newest_replays,
+    stale,
 )
-from openrepro.llm import LLMClient, Usage
+from openrepro.llm import Usage
 from openrepro.logbooks.records import LogbookRecord
 from openrepro.logbooks.revisions import latest_logbook_ids
 from openrepro.logbooks.service import locator
 from openrepro.provenance.attest import attest_if_cited
 from openrepro.store import Claim, Logbook, Paper, Participant, Verdict, VerdictEdit
-from openrepro.store.tables_provenance import Replay
-
-_log = logging.getLogger(__name__)
 
 __all__ = [
     "JudgeReport",
@@ -61,7 +61,6 @@ __all__ = [
     "judge_logbooks",
     "judge_targets",
     "judged_already",
-    "panel_model",
 ]
 
 
@@ -124,17 +123,12 @@ def judged_already(
 ) -> dict[int, list[VerdictRow]]:
     """Of ``logbook_ids``, those with nothing left to judge under ``config``, with the skipped
     rows a report lists for them: every active claim of the paper has a verdict under
-    ``config`` that no later replay or attestation made stale. One query for all of them (a
-    resumed ``judge --all`` finds its remaining work without opening each logbook; batches of
-    :data:`_BATCH` logbooks)."""
+    ``config`` that is not stale (:func:`openrepro.judge.stale.stale`). One query for all of
+    them (a resumed ``judge --all`` finds its remaining work without opening each logbook;
+    batches of :data:`_BATCH` logbooks)."""
     if not logbook_ids:
         return {}
     wanted = list(logbook_ids)
-    newest_replay = (
-        select(Replay.logbook_id, func.max(Replay.created_at).label("at"))
-        .group_by(Replay.logbook_id)
-        .subquery()
-    )
     edited = select(VerdictEdit.verdict_id)
     rows: list[Any] = []
     with ctx.store.session() as session:
@@ -148,7 +142,6 @@ def judged_already(
                     Participant.handle,
                     Verdict.id,
                     Verdict.created_at,
-                    newest_replay.c.at,
                     Verdict.id.in_(edited),
                     Claim.id,
                     Logbook.participant_id,
@@ -163,23 +156,22 @@ def judged_already(
                     & (Verdict.claim_id == Claim.id)
                     & (Verdict.judge_config == config),
                 )
-                .outerjoin(newest_replay, newest_replay.c.logbook_id == Logbook.id)
                 .where(Paper.challenge_id == ctx.challenge_id, Logbook.id.in_(batch))
                 .order_by(Logbook.id, Claim.id)
             ).all()
-    digests = _check_digests(ctx, {(r[8], r[9]) for r in rows})
+        digests = check_digests(session, {(r[7], r[8]) for r in rows})
+        replays = newest_replays(session, wanted)
+        answers = newest_answers(session, wanted)
     done: dict[int, list[VerdictRow]] = {}
     pending: set[int] = set()
     seen: set[tuple[int, str]] = set()
-    for (book, venue, key, handle, verdict, created, replayed, was_edited, claim_id, person,
+    for (book, venue, key, handle, verdict, created, was_edited, claim_id, person,
          digest) in rows:  # fmt: skip
-        stale = (
-            verdict is not None
-            and replayed is not None
-            and not was_edited
-            and _naive_utc(created) < _naive_utc(replayed)
-        ) or (verdict is not None and digest != digests[(claim_id, person)])
-        if verdict is None or stale:
+        if verdict is None or stale(
+            StoredVerdict(digest, created, bool(was_edited)),
+            VerdictInputs(digests[(claim_id, person)], replays.get(book),
+                          answers.get((book, claim_id))),
+        ):  # fmt: skip
             pending.add(book)
             continue
         if (book, key) in seen:  # two verdicts under one config: report the claim once
@@ -192,42 +184,16 @@ def judged_already(
     return {book: got for book, got in done.items() if book not in pending}
 
 
-def _check_digests(
-    ctx: ChallengeContext, pairs: set[tuple[int, int]]
-) -> dict[tuple[int, int], str]:
-    """(claim id, participant id) -> the digest of the check that judges that claim in that
-    participant's logbooks now (:func:`openrepro.claims.proposals.check_digest`)."""
-    claim_ids = {c for c, _ in pairs}
-    out: dict[tuple[int, int], str] = {}
-    with ctx.store.session() as session:
-        claims = {
-            c.id: c
-            for start in range(0, len(claim_ids), _BATCH)
-            for c in session.scalars(
-                select(Claim).where(Claim.id.in_(sorted(claim_ids)[start : start + _BATCH]))
-            )
-        }
-        own = open_proposals(session, claim_ids, {p for _, p in pairs})
-        shared: dict[int, str] = {}  # the claim's digest for everyone without a proposal
-        for claim_id, person in pairs:
-            mine = own.get((claim_id, person))
-            if mine is None and claim_id in shared:
-                out[(claim_id, person)] = shared[claim_id]
-                continue
-            check, provisional = effective_check(claims[claim_id], mine)
-            out[(claim_id, person)] = check_digest(check, provisional)
-            if mine is None:
-                shared[claim_id] = out[(claim_id, person)]
-    return out
-
-
-def _naive_utc(moment: datetime) -> datetime:
-    """SQLite gives back naive UTC times, PostgreSQL aware ones: compare them as naive UTC."""
-    return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
-
-
-def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
-               config: str, model: str) -> tuple[list[VerdictRow], Usage]:  # fmt: skip
+def judge_logbook(
+    ctx: ChallengeContext, logbook_id: int, judges: Judges | None = None, *, config: str = ""
+) -> tuple[list[VerdictRow], Usage]:
+    """Judge every active claim of one logbook and store the verdicts in one transaction;
+    claims with a verdict under ``config`` (default: the judges') that is not stale
+    (:func:`openrepro.judge.stale.stale`) are skipped. The work item of every engine: the
+    local loop below, the judge queue's workers and the Ray tasks of :mod:`openrepro.engine`
+    call this same function."""
+    judges = judges if judges is not None else Judges()
+    config = config or judges.config
     usage = Usage()
     rows: list[VerdictRow] = []
     attest_if_cited(ctx, logbook_id)
@@ -246,11 +212,10 @@ def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
             .options(selectinload(Claim.edits))  # claim_view shows them: one query, not one each
         ).all()
         levels = stored_levels(session, book.id)
-        reviews, answered = stored_reviews(session, book.id), newest_answers(session, book.id)
+        reviews = stored_reviews(session, book.id)
+        answered = newest_answers(session, [book.id])
         locate = locator(ctx.settings.resolved_files_dir())
-        newest = session.scalar(
-            select(func.max(Replay.created_at)).where(Replay.logbook_id == book.id)
-        )
+        replayed = newest_replays(session, [book.id]).get(book.id)
         existing = {
             v.claim_id: v
             for v in session.scalars(
@@ -261,23 +226,10 @@ def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
         for claim in claims:
             check, provisional = effective_check(claim, own.get((claim.id, person.id)))
             digest = check_digest(check, provisional)
-            view = claim_view(claim, paper.venue_id).model_copy(update={"check": check})
+            view = claim_view(claim, paper.venue_id)
             old = existing.get(claim.id)
-            stale = (
-                (old is not None and old.check_digest != digest)
-                or (
-                    old is not None
-                    and newest is not None
-                    and not old.edits
-                    and _naive_utc(old.created_at) < _naive_utc(newest)
-                )
-                or (  # a human check with answers newer than its verdict
-                    old is not None
-                    and claim.id in answered
-                    and _naive_utc(old.created_at) < answered[claim.id]
-                )
-            )
-            if old is not None and not stale:
+            inputs = VerdictInputs(digest, replayed, answered.get((book.id, claim.id)))
+            if old is not None and stale(StoredVerdict.of(old), inputs) is None:
                 rows.append(
                     VerdictRow(logbook_id=book.id, claim_id=view.id, participant=person.handle,
                                verdict="", rule="", path="none", flags=[], rationale="",
@@ -285,24 +237,12 @@ def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
                 )  # fmt: skip
                 continue
             started = time.perf_counter()
-            try:
-                judged = judge_claim(record, view, clients=clients, levels=levels, locate=locate,
-                                     reviews=reviews.get(claim.id))  # fmt: skip
-            except (LLMError, StoreError):
-                raise
-            except LogbookError as exc:  # a reader's refusal: one bad logbook never stops it
-                judged = unreadable_claim(view.id, exc)
-            except Exception as exc:  # the judge's own fault: logged, counted, named so
-                _log.exception("judge error on claim %s of logbook %s", view.id, book.id)
-                judged = judge_error_claim(view.id, exc)
+            case = JudgeCase(record=record, view=view, check=check, provisional=provisional,
+                             participant=person.handle, levels=levels, locate=locate,
+                             reviews=reviews.get(claim.id))  # fmt: skip
+            judged = judge_claim(case, judges)
             usage.add(judged.usage)
             decision = judged.decision
-            if provisional:  # an unconfirmed proposal or draft: shown, not counted
-                decision.flags = list(dict.fromkeys([*decision.flags, "provisional"]))
-                under = ("a model's drafted check, not yet confirmed"
-                         if check is not None and check.origin.value == "llm"
-                         else f"{person.handle}'s unconfirmed check proposal")  # fmt: skip
-                decision.rationale = f"provisional (under {under}): {decision.rationale}"
             values = dict(
                 verdict=decision.verdict,
                 rationale=f"[{decision.rule}] {decision.rationale}",
@@ -310,13 +250,13 @@ def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
                 details=judged.details,
                 flags=decision.flags, provenance=judged.provenance, judge_config=config,
                 check_digest=digest, provisional=provisional,
-                judge_model=model if judged.path == "llm" else f"rules:{JUDGE_VERSION}",
+                judge_model=judges.model if judged.path == "llm" else f"rules:{JUDGE_VERSION}",
                 prompt_version=PROMPT_VERSION if judged.path == "llm" else "",
                 tokens_in=judged.usage.prompt_tokens,
                 tokens_out=judged.usage.completion_tokens,
                 seconds=round(time.perf_counter() - started, 4),
             )  # fmt: skip
-            if old is not None:  # stale: a replay or attestation came after it
+            if old is not None:  # stale: judged again in place
                 for name, value in values.items():
                     setattr(old, name, value)
                 old.created_at = datetime.now(UTC)
@@ -331,48 +271,34 @@ def _judge_one(ctx: ChallengeContext, logbook_id: int, clients: list[LLMClient],
     return rows, usage
 
 
-def judge_logbook(
-    ctx: ChallengeContext, logbook_id: int, clients: Sequence[LLMClient], *, config: str, model: str
-) -> tuple[list[VerdictRow], Usage]:
-    """Judge every active claim of one logbook and store the verdicts in one transaction; claims
-    already judged under ``config`` are skipped. The work item of every engine: the local loop
-    below and the Ray tasks of :mod:`openrepro.engine` call this same function."""
-    return _judge_one(ctx, logbook_id, list(clients), config, model)
-
-
-def panel_model(clients: Sequence[LLMClient]) -> str:
-    """The model name a panel of judges records (``a+b``), the input of its judge config."""
-    return "+".join(c.backend.model for c in clients)
-
-
 def judge_logbooks(
     ctx: ChallengeContext,
-    client: LLMClient | None,
+    judges: Judges | None = None,
     *,
     logbook_ids: list[int] | None = None,
     paper: str | None = None,
     progress: Callable[[list[VerdictRow]], None] | None = None,
-    panel: Sequence[LLMClient] = (),
+    on_targets: Callable[[int], None] | None = None,
 ) -> JudgeReport:
     """Judge every active claim of the chosen logbooks (default: the newest revision of each
-    participant's logbook per paper); one transaction per logbook. ``panel`` adds judges: on
-    the LLM path their verdicts must agree, else the claim is ``inconclusive``."""
+    participant's logbook per paper); one transaction per logbook. ``judges``: the judge
+    model(s) (:class:`~openrepro.judge.judges.Judges`; None: none, a claim that needs a model
+    is ``inconclusive``); a panel binds a quantity only to a pointer every judge chose.
+    ``on_targets`` is told the number of logbooks before the first, ``progress`` each one's
+    rows."""
     ensure_writable(ctx)
+    judges = judges if judges is not None else Judges()
     started = time.perf_counter()
-    clients = [*([client] if client is not None else []), *panel]
-    model = panel_model(clients)
-    report = JudgeReport(judge_config=judge_config(model))
+    report = JudgeReport(judge_config=judges.config)
     targets = judge_targets(ctx, logbook_ids, paper)
+    if on_targets is not None:
+        on_targets(len(targets))
     done = judged_already(ctx, targets, report.judge_config)
-    with ctx.store.session() as session:  # new review answers make a logbook's verdicts stale
-        for book in answered_since(session, done, report.judge_config):
-            done.pop(book)
     for logbook_id in targets:
         if logbook_id in done:
             rows, usage = done[logbook_id], Usage()
         else:
-            rows, usage = judge_logbook(ctx, logbook_id, clients, config=report.judge_config,
-                                        model=model)  # fmt: skip
+            rows, usage = judge_logbook(ctx, logbook_id, judges, config=report.judge_config)
         report.verdicts += rows
         report.usage.add(usage)
         if progress is not None:

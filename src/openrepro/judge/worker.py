@@ -29,9 +29,8 @@ from pydantic import BaseModel
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import FrozenError
 from openrepro.identity.service import ensure_writable
-from openrepro.judge.engine import judge_config
-from openrepro.judge.service import judge_logbook, panel_model
-from openrepro.llm import LLMClient, open_client
+from openrepro.judge.judges import Judges
+from openrepro.judge.service import judge_logbook
 from openrepro.logbooks.revisions import latest_logbook_ids
 from openrepro.store.judge_queue import (
     Claimed,
@@ -43,7 +42,7 @@ from openrepro.store.judge_queue import (
     register_judge_version,
 )
 
-__all__ = ["WorkerReport", "open_judges", "register_version", "run_worker", "work_once"]
+__all__ = ["WorkerReport", "register_version", "run_worker", "work_once"]
 
 
 class WorkerReport(BaseModel):
@@ -56,14 +55,6 @@ class WorkerReport(BaseModel):
 
 def new_worker_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-
-
-def open_judges(ctx: ChallengeContext, *, no_llm: bool = False) -> list[LLMClient]:
-    """The judge model as ``openrepro judge`` opens it (on first use), or none with
-    ``no_llm`` (claims that need a model are then inconclusive)."""
-    if no_llm:
-        return []
-    return [open_client(ctx.settings, ctx.store, defer=True)]
 
 
 def register_version(ctx: ChallengeContext, config: str) -> int:
@@ -87,7 +78,7 @@ def _heartbeat(ctx: ChallengeContext, claimed: Claimed, worker: str, stop: threa
 
 
 def work_once(
-    ctx: ChallengeContext, worker: str, clients: list[LLMClient], *, config: str, model: str
+    ctx: ChallengeContext, worker: str, judges: Judges, *, config: str
 ) -> tuple[Claimed | None, str]:
     """Claim and judge one logbook's queued items: (what was claimed, or None when nothing
     waits; the error, "" when judged)."""
@@ -100,7 +91,7 @@ def work_once(
     beat.start()
     error = ""
     try:
-        judge_logbook(ctx, claimed.logbook_id, clients, config=config, model=model)
+        judge_logbook(ctx, claimed.logbook_id, judges, config=config)
     except Exception as exc:  # recorded on the items, retried with a backoff
         error = f"{type(exc).__name__}: {exc}"
     finally:
@@ -118,7 +109,7 @@ def work_once(
 
 def run_worker(
     ctx: ChallengeContext,
-    clients: list[LLMClient],
+    judges: Judges,
     *,
     worker: str | None = None,
     stop: threading.Event | None = None,
@@ -126,11 +117,11 @@ def run_worker(
     progress: Callable[[Claimed, str], None] | None = None,
 ) -> WorkerReport:
     """Judge queued items until ``stop`` is set (or, with ``until_empty``, until nothing is
-    queued); an idle worker looks again every ``queue_poll_s``."""
+    queued); an idle worker looks again every ``queue_poll_s``. ``judges``: the judge model(s)
+    (:meth:`~openrepro.judge.judges.Judges.from_options`; empty: none)."""
     worker = worker or new_worker_id()
     stop = stop or threading.Event()
-    model = panel_model(clients)
-    config = judge_config(model)
+    config = judges.config
     register_version(ctx, config)
     report = WorkerReport(worker=worker)
     started = time.perf_counter()
@@ -142,7 +133,7 @@ def run_worker(
                 break
             stop.wait(ctx.settings.queue_poll_s * 10)
             continue
-        claimed, error = work_once(ctx, worker, clients, config=config, model=model)
+        claimed, error = work_once(ctx, worker, judges, config=config)
         if claimed is None:
             if until_empty:
                 break

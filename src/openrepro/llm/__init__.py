@@ -28,10 +28,12 @@ __all__ = [
     "RawCompletion",
     "Usage",
     "cache_key",
+    "configured_model",
     "endpoint_urls",
     "make_backend",
     "open_client",
     "parse_json_reply",
+    "pin_model",
     "request_sha256",
 ]
 
@@ -40,6 +42,17 @@ def endpoint_urls(settings: Settings) -> list[str]:
     """The HTTP endpoints the settings name: ``llm_urls``, else ``llm_url``, else none."""
     urls = [u.strip() for u in settings.llm_urls if u.strip()]
     return list(dict.fromkeys(urls)) or ([settings.llm_url] if settings.llm_url else [])
+
+
+def configured_model(settings: Settings) -> str:
+    """The model the settings name, found without opening anything: ``llm_model``, else the
+    embedded model's name; "" for an endpoint that names none (its first listed model, asked
+    when a client is opened)."""
+    if settings.llm_model or endpoint_urls(settings):
+        return settings.llm_model
+    from openrepro.llm.embedded import embedded_model_name
+
+    return embedded_model_name(settings)
 
 
 def make_backend(settings: Settings) -> Backend:
@@ -81,3 +94,15 @@ def open_client(
         max_tokens=settings.llm_max_tokens,
         seed=settings.llm_seed,
     )
+
+
+def pin_model(settings: Settings) -> Settings:
+    """``settings`` with ``llm_model`` resolved (an endpoint's first listed model, or the
+    embedded model's label), so that every worker records the same model and judge config."""
+    if settings.llm_model:
+        return settings
+    backend = make_backend(settings)
+    try:
+        return settings.model_copy(update={"llm_model": backend.model})
+    finally:
+        backend.close()

@@ -42,6 +42,7 @@ __all__ = [
     "DeferredBackend",
     "EmbeddedBackend",
     "default_model_path",
+    "embedded_model_name",
     "grammar_schema",
 ]
 
@@ -170,6 +171,13 @@ def default_model_path() -> Path:
             "or set llm_model_path to a GGUF file"
         )
     return Path(next(iter(spec.submodule_search_locations))) / DEFAULT_MODEL_FILE
+
+
+def embedded_model_name(settings: Settings) -> str:
+    """The name the embedded model of ``settings`` goes by (``llm_model``, else its file's name
+    without ``.gguf``), found without opening anything: cache keys and judge configs use it."""
+    path = Path(settings.llm_model_path or DEFAULT_MODEL_FILE)
+    return settings.llm_model or path.name.removesuffix(".gguf")
 
 
 def _resolve_model_path(settings: Settings) -> Path:
@@ -391,8 +399,7 @@ class DeferredBackend:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        path = Path(settings.llm_model_path or DEFAULT_MODEL_FILE)
-        self.model = settings.llm_model or path.name.removesuffix(".gguf")
+        self.model = embedded_model_name(settings)
         self._lock = threading.Lock()
         self._backend: EmbeddedBackend | None = None
 
