@@ -25,7 +25,8 @@ from openrepro.cli._common import (
     print_json,
 )
 from openrepro.errors import ConfigError
-from openrepro.judge.bindings import BoundSubmitReport, submit_and_bind
+from openrepro.intake import BoundSubmitReport
+from openrepro.intake import submit as submit_logbook
 from openrepro.remote import normalise_server, pack_workspace, require_credential, submit_remote
 from openrepro.workspace import workspace_server
 
@@ -68,7 +69,7 @@ def submit(
     if target:
         report = _upload(normalise_server(target), folder, handle, paper, fmt)
     else:
-        report = submit_and_bind(open_from(ctx), source, handle=handle, paper=paper)
+        report = submit_logbook(open_from(ctx), source, handle, paper=paper)
     if fmt is OutputFormat.json:
         print_json(report)
         return
