@@ -91,8 +91,13 @@ def test_a_submission_killed_between_its_steps_leaves_nothing_and_a_whole_one_al
         child = _submit(folder, workspace, step)
         try:
             assert child.stderr is not None
-            said = child.stderr.readline()  # blocks until the child stops at `step` (or ends)
-            assert said.strip() == f"{STOP_ENV}: stopped after {step}", said + child.stderr.read()
+            said = []  # read until the child says it stopped after `step` (or ends)
+            for line in child.stderr:
+                said.append(line)
+                if line.strip() == f"{STOP_ENV}: stopped after {step}":
+                    break
+            else:
+                raise AssertionError(f"never stopped after {step}: {''.join(said)}")
         finally:
             child.send_signal(signal.SIGKILL)
             child.communicate(timeout=60)
