@@ -18,11 +18,11 @@ from sqlalchemy import select
 from openrepro.board.data import recheck_entries, verdict_cells
 from openrepro.challenge import ChallengeContext
 from openrepro.freeze import export_dataset
+from openrepro.logbooks.revisions import latest_logbook_ids
 from openrepro.outcomes import compute_stats, current_verdicts, override_verdict
 from openrepro.outreach import draft_messages
 from openrepro.recheck import decide, recheck_queue
 from openrepro.store import Claim, Logbook, Paper, Verdict, VerdictEdit
-from openrepro.store.revisions import latest_logbook_ids
 
 
 def _weak_verified(challenge: ChallengeContext) -> dict[int, str]:

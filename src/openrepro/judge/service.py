@@ -46,10 +46,10 @@ from openrepro.judge.engine import (
 )
 from openrepro.llm import LLMClient, Usage
 from openrepro.logbooks.records import LogbookRecord
+from openrepro.logbooks.revisions import latest_logbook_ids
 from openrepro.logbooks.service import locator
 from openrepro.provenance.attest import attest_if_cited
 from openrepro.store import Claim, Logbook, Paper, Participant, Verdict, VerdictEdit
-from openrepro.store.revisions import latest_logbook_ids
 from openrepro.store.tables_provenance import Replay
 
 _log = logging.getLogger(__name__)

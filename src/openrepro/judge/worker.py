@@ -32,6 +32,7 @@ from openrepro.identity.service import ensure_writable
 from openrepro.judge.engine import judge_config
 from openrepro.judge.service import judge_logbook, panel_model
 from openrepro.llm import LLMClient, open_client
+from openrepro.logbooks.revisions import latest_logbook_ids
 from openrepro.store.judge_queue import (
     Claimed,
     claim_next,
@@ -41,7 +42,6 @@ from openrepro.store.judge_queue import (
     finish,
     register_judge_version,
 )
-from openrepro.store.revisions import latest_logbook_ids
 
 __all__ = ["WorkerReport", "open_judges", "register_version", "run_worker", "work_once"]
 
