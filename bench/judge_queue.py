@@ -7,7 +7,7 @@ metrics in a run matched by a replay, so the judge's rules decide without a mode
 * throughput: verdicts per second with 1, 2 and 4 `openrepro worker` processes judging the whole
   queue (from the first claim to the last item done; process start-up not counted);
 * latency from submission to verdict (median, p95) with 50 concurrent submitters, each storing a
-  new logbook revision and queueing it (the store side of a submission, as `submit_and_bind`
+  new logbook revision and queueing it (the store side of a submission, as `intake.submit`
   does after unpacking), while 2 workers run;
 * the backlog time of a full re-judge after a judge-version change (every verdict to give
   again, the items queued at background priority by the first worker that starts).

@@ -112,12 +112,12 @@ def test_a_newer_proposal_supersedes_and_a_checks_file_names_claims_by_key(
 
 def test_checks_file_problems_name_the_file() -> None:
     with pytest.raises(CheckError, match=r"checks\.json: not JSON"):
-        parse_checks_file("{oops")
+        parse_checks_file("{oops", "checks.json")
     with pytest.raises(CheckError, match="format 2 is not known"):
-        parse_checks_file('{"format": 2, "checks": {}}')
+        parse_checks_file('{"format": 2, "checks": {}}', "checks.json")
     with pytest.raises(CheckError, match="expected"):
-        parse_checks_file('{"format": 1}')
-    assert parse_checks_file('{"format": 1, "checks": {"C1": {}}}') == {"C1": {}}
+        parse_checks_file('{"format": 1}', "checks.json")
+    assert parse_checks_file('{"format": 1, "checks": {"C1": {}}}', "checks.json") == {"C1": {}}
 
 
 def test_equivalent_forms_ignore_names_but_not_what_is_asserted() -> None:

@@ -19,7 +19,7 @@ from openrepro.claims import add_claim
 from openrepro.claims.checks import Check, Comparator, Direction, Quantity, Relation
 from openrepro.claims.service import set_check
 from openrepro.errors import LogbookError
-from openrepro.judge.bindings import submit_and_bind
+from openrepro.intake import submit
 from openrepro.judge.service import judge_logbooks
 from openrepro.logbooks.submit import submit_logbook
 from openrepro.papers import PaperRecord, import_papers
@@ -157,7 +157,7 @@ def test_an_evidence_map_pointing_at_a_metric_key(
     ws, pages = _workspace(challenge, tmp_path, "metric")
     _run(ws, pages["p1/C1"], "log_metric.py", "95.1,95.3,94.9")
     _map(ws, {"p1/C1": {"subject": {"metric": "eval/acc"}}})
-    report = submit_and_bind(challenge, ws, handle="metric")
+    report = submit(challenge, ws, "metric")
     got = _judged(challenge, report.logbook_id)["C1"]
     assert got["verdict"] == "verified", got
     binding = _binding(got, "subject")
@@ -197,7 +197,7 @@ def test_a_map_pointing_at_a_file_no_run_produced_binds_nothing(
     _run(ws, pages["p1/C1"], "log_metric.py", "50.0")  # something ran, logging eval/acc
     (ws / "mine.csv").write_text("seed,score\n0,95.0\n1,95.2\n")  # written by hand
     _map(ws, {"p1/C1": {"subject": {"file": "mine.csv", "column": "score"}}})
-    report = submit_and_bind(challenge, ws, handle="forged")
+    report = submit(challenge, ws, "forged")
     [c1] = [c for c in report.bindings if c.claim == "p1/C1"]
     assert c1.quantities[0].how == "unbound" and "mine.csv" in c1.quantities[0].reason
     got = _judged(challenge, report.logbook_id)["C1"]
@@ -218,7 +218,7 @@ def test_a_map_with_a_bad_row_or_column_binds_nothing_and_says_why(
               "p1/C2": {"apt": {"file": "outputs/results.csv", "column": "acc"},
                         "baseline": {"file": "outputs/results.csv", "row": 1,
                                      "column": "method"}}})  # fmt: skip
-    report = submit_and_bind(challenge, ws, handle="bad")
+    report = submit(challenge, ws, "bad")
     reasons = {q.quantity: q.reason for c in report.bindings for q in c.quantities}
     assert "no row 9 (the table has 3)" in reasons["subject"]
     assert "no column 'acc'" in reasons["apt"]
@@ -273,7 +273,7 @@ def test_an_ambiguous_column_match_binds_nothing(
     ws, pages = _workspace(challenge, tmp_path, "two")
     _run(ws, pages["p1/C1"], "write_csv.py", "ours:95.1,95.3", "outputs/a.csv")
     _run(ws, pages["p1/C1"], "write_csv.py", "ours:80.0,81.0", "outputs/b.csv")
-    report = submit_and_bind(challenge, ws, handle="two")
+    report = submit(challenge, ws, "two")
     [subject] = [q for c in report.bindings if c.claim == "p1/C1" for q in c.quantities]
     assert subject.how == "unbound" and subject.reason.startswith("ambiguous: 2 matches")
     assert "outputs/a.csv" in subject.reason and "outputs/b.csv" in subject.reason
@@ -287,7 +287,7 @@ def test_the_same_values_twice_are_not_ambiguous(
     ws, pages = _workspace(challenge, tmp_path, "copy")
     _run(ws, pages["p1/C1"], "write_csv.py", "ours:95.1,95.3", "outputs/a.csv")
     _run(ws, pages["p1/C1"], "write_csv.py", "ours:95.1,95.3", "outputs/copy/a.csv")
-    report = submit_and_bind(challenge, ws, handle="copy")
+    report = submit(challenge, ws, "copy")
     [subject] = [q for c in report.bindings if c.claim == "p1/C1" for q in c.quantities]
     assert subject.how == "match" and sorted(subject.values) == [95.1, 95.3]
 

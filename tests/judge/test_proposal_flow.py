@@ -189,20 +189,20 @@ def test_an_agent_gets_every_checkable_claim_judged_and_an_organizer_confirms(
 def test_submit_reports_each_proposal_and_a_broken_checks_file(
     theory: ChallengeContext, tmp_path: Path
 ) -> None:
-    from openrepro.judge.bindings import submit_and_bind
+    from openrepro.intake import submit
     from openrepro.workspace import pull_paper
 
     ws = tmp_path / "ws"
     pull_paper(theory, "t1", ws)
     (ws / "checks.json").write_text("{not json", encoding="utf-8")
-    report = submit_and_bind(theory, ws, handle="bo")
+    report = submit(theory, ws, "bo")
     assert report.proposals == [] and report.status == "new"  # the logbook is stored anyway
     assert any(w.startswith("checks.json: not JSON") and "no check proposal was taken" in w
                for w in report.warnings)  # fmt: skip
     wrong = {**PROPOSALS["t1/C1"], "constant": {"value": 0.5, "text": "0.5"}}
     (ws / "checks.json").write_text(json.dumps({"format": 1, "checks": {
         "C1": wrong, "t1/C2": PROPOSALS["t1/C2"], "t9/C1": PROPOSALS["t1/C1"]}}))  # fmt: skip
-    report = submit_and_bind(theory, ws, handle="bo")
+    report = submit(theory, ws, "bo")
     assert report.status == "new-revision"  # checks.json is part of the logbook
     got = {p.claim: (p.status, p.reason) for p in report.proposals}
     assert got["t1/C1"][0] == "refused" and "0.5" in got["t1/C1"][1]

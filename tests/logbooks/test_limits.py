@@ -164,15 +164,15 @@ def test_a_failing_submission_keeps_a_blob_an_accepted_one_shares(
     transaction, after the failing one has its files and before it fails."""
     failing = make_bundle(tmp_path / "failing", paper="no-such-paper")
     accepted = make_bundle(tmp_path / "accepted")
-    original = submit_module._store
+    original = submit_module.store_logbook
     done: list[int] = []
 
-    def interleaved(ctx: ChallengeContext, record: Any, *args: Any, **kwargs: Any) -> Any:
-        if record.paper_id == "no-such-paper" and not done:
+    def interleaved(session: Any, ctx: ChallengeContext, staged: Any) -> Any:
+        if staged.record.paper_id == "no-such-paper" and not done:
             done.append(submit_logbook(ctx, accepted, handle="ada").logbook_id)
-        return original(ctx, record, *args, **kwargs)
+        return original(session, ctx, staged)
 
-    monkeypatch.setattr(submit_module, "_store", interleaved)
+    monkeypatch.setattr(submit_module, "store_logbook", interleaved)
     with pytest.raises(NotFoundError):
         submit_logbook(paper_ctx, failing, handle="mallory")
     files_dir = paper_ctx.settings.resolved_files_dir()

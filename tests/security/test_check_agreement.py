@@ -26,7 +26,7 @@ from openrepro.claims import add_claim
 from openrepro.claims.service import get_claim
 from openrepro.identity import register
 from openrepro.identity.teams import set_team
-from openrepro.judge.bindings import submit_and_bind
+from openrepro.intake import submit
 from openrepro.judge.service import judge_logbooks
 from openrepro.outcomes import claim_consensus
 from openrepro.papers import PaperRecord, import_papers
@@ -63,7 +63,7 @@ def _submit(ctx: ChallengeContext, tmp: Path, handle: str, check: dict[str, obje
     (ws / "checks.json").write_text(json.dumps({"format": 1, "checks": {"t1/C2": check}}))
     (ws / "sgd.py").write_text(SGD, encoding="utf-8")
     _trackio(ws, "logbook", "run", "--page", pages["t1/C2"], "--", sys.executable, "sgd.py")
-    submit_and_bind(ctx, ws, handle=handle)
+    submit(ctx, ws, handle)
 
 
 def test_a_third_team_cannot_flip_two_honest_verified_verdicts(

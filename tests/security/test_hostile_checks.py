@@ -24,13 +24,13 @@ from openrepro.board import create_app
 from openrepro.challenge import ChallengeContext
 from openrepro.claims import add_claim
 from openrepro.claims.checks import Check
+from openrepro.claims.checks.records import MAX_CHECK_NODES, MAX_CHECKS_FILE_BYTES
 from openrepro.claims.proposals import accept_proposal, propose_check
 from openrepro.claims.service import get_claim, set_check
 from openrepro.errors import CheckError, ClaimError
 from openrepro.evidence.relations import Bound, evaluate
 from openrepro.identity import register
 from openrepro.identity.teams import set_team
-from openrepro.logbooks.limits import MAX_CHECK_NODES, MAX_CHECKS_FILE_BYTES
 from openrepro.papers import PaperRecord, import_papers
 from openrepro.store import Logbook, Participant
 
@@ -238,7 +238,7 @@ def test_a_check_of_ten_thousand_parts_is_refused_naming_the_cap(
 def test_a_checks_file_above_its_cap_is_refused_and_the_logbook_stored(
     hostile: ChallengeContext, tmp_path: Path
 ) -> None:
-    from openrepro.judge.bindings import submit_and_bind
+    from openrepro.intake import submit
     from openrepro.workspace import pull_paper
 
     ws = tmp_path / "ws"
@@ -248,7 +248,7 @@ def test_a_checks_file_above_its_cap_is_refused_and_the_logbook_stored(
     checks = {f"C{i}": padding for i in range(6, 6 + MAX_CHECKS_FILE_BYTES // 100)}
     (ws / "checks.json").write_text(json.dumps({"format": 1, "checks": checks}))
     assert (ws / "checks.json").stat().st_size > MAX_CHECKS_FILE_BYTES
-    report = submit_and_bind(hostile, ws, handle="ana")
+    report = submit(hostile, ws, "ana")
     assert report.proposals == [] and report.status == "new"
     assert any("checks.json" in w and f"{MAX_CHECKS_FILE_BYTES:,}" in w for w in report.warnings)
 
@@ -319,7 +319,7 @@ def test_a_checks_file_nested_100000_deep_is_refused_and_the_logbook_stored(
     """The attack: `RecursionError` uncaught in `store_proposals`: the logbook was stored but
     the upload answered 500. Now it is a warning naming the problem, like any unreadable
     checks.json, and the logbook is stored once."""
-    from openrepro.judge.bindings import submit_and_bind
+    from openrepro.intake import submit
     from openrepro.workspace import pull_paper
 
     ws = tmp_path / "ws"
@@ -327,7 +327,7 @@ def test_a_checks_file_nested_100000_deep_is_refused_and_the_logbook_stored(
     depth = 100_000
     deep = '{"inner": ' * depth + "{}" + "}" * depth
     (ws / "checks.json").write_text('{"format": 1, "checks": {"C1": ' + deep + "}}")
-    report = submit_and_bind(hostile, ws, handle="ana")
+    report = submit(hostile, ws, "ana")
     assert report.proposals == [] and report.status == "new"
     assert any("checks.json" in w and "deep" in w for w in report.warnings), report.warnings
     with hostile.store.session() as s:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,8 +23,10 @@ from openrepro.store import (
     Store,
     Verdict,
     VerdictEdit,
+    head_revision,
     normalize_url,
 )
+from openrepro.store.db import shipped_head
 from openrepro.store.search_schema import include_object
 
 
@@ -35,6 +39,23 @@ def test_migrations_match_models(database_url: str) -> None:
         diff = compare_metadata(context, Base.metadata)
     store.dispose()
     assert diff == [], f"models and migrations disagree: {diff}"
+
+
+def test_the_shipped_head_read_from_the_files_is_alembics() -> None:
+    """A migration written so that its `revision` lines cannot be read plainly fails here."""
+    assert shipped_head() is not None
+    assert shipped_head() == head_revision()
+
+
+def test_opening_a_store_at_head_does_not_load_alembic(database_url: str) -> None:
+    """Every command opens the store; one already at the head pays no Alembic import, and one
+    that is not is upgraded as before (test_upgrade_keeps_existing_claims)."""
+    Store(database_url).upgrade()
+    probe = ("import sys; from openrepro.store import Store; "
+             f"Store({database_url!r}).upgrade(); print('alembic' in sys.modules)")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True)  # fmt: skip
+    assert done.stdout.strip() == "False"
 
 
 def test_check_constraints_match_models(database_url: str) -> None:

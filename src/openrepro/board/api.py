@@ -17,6 +17,7 @@ from fastapi import APIRouter, Depends, File, Form, Header, Query, Request, Resp
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
+from openrepro import intake
 from openrepro.board import data as board_data
 from openrepro.board.assemble import logbook_data, paper_data
 from openrepro.board.cache import AGGREGATE, Aggregates, PageCache
@@ -44,11 +45,10 @@ from openrepro.identity import (
     require_self_or_organizer,
     set_frozen,
 )
+from openrepro.intake import BoundSubmitReport, ParticipantStatus
 from openrepro.judge.accept import AcceptedProposal, accept_checks
-from openrepro.judge.bindings import BoundSubmitReport, submit_and_bind
 from openrepro.outcomes import OverrideResult, Stats, compute_stats, override_verdict
 from openrepro.papers import MAX_QUERY_CHARS, search_terms
-from openrepro.remote.records import ParticipantStatus
 from openrepro.store.judge_queue import QueueStats, queue_stats
 from openrepro.workspace import WorkspacePayload, workspace_payload
 
@@ -336,8 +336,8 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
         if (file is None) == (space is None):
             raise ConfigError("send exactly one of `file` (an archive) or `space`")
         if space is not None:
-            return submit_and_bind(ctx, f"space:{space.removeprefix('space:')}", handle=handle,
-                                   paper=paper)  # fmt: skip
+            return intake.submit(ctx, f"space:{space.removeprefix('space:')}", handle,
+                                 paper=paper)  # fmt: skip
         assert file is not None
         name = Path(file.filename or "logbook.tar.gz").name
         if len(name) > 200 or any(ord(c) < 32 for c in name):
@@ -355,7 +355,7 @@ def api_router(ctx: ChallengeContext, cache: PageCache | None = None) -> APIRout
                     if copied > limit:
                         raise LogbookError(f"{name}: larger than {limit} bytes")
                     out.write(chunk)
-            return submit_and_bind(ctx, target, handle=handle, paper=paper)
+            return intake.submit(ctx, target, handle, paper=paper)
 
     @router.get("/logbooks/{logbook_id}", tags=["logbooks"])
     def logbook(logbook_id: RowId) -> dict[str, Any]:

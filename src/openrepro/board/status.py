@@ -1,5 +1,5 @@
 """``openrepro status`` on the board's side: one participant's newest logbook per paper, with
-each claim's current verdict, rule, bindings and re-check state (:mod:`openrepro.remote.records`).
+each claim's current verdict, rule, bindings and re-check state (:mod:`openrepro.intake.records`).
 A participant sees their own verdicts here, also inside a paper's anti-herding window."""
 
 from __future__ import annotations
@@ -9,10 +9,9 @@ from sqlalchemy import select
 from openrepro.board.data import verdict_cells
 from openrepro.challenge import ChallengeContext
 from openrepro.identity import get_participant
-from openrepro.judge.bindings import logbook_bindings
+from openrepro.intake import ClaimStatus, LogbookStatus, ParticipantStatus, logbook_bindings
 from openrepro.outcomes.current import open_registration
 from openrepro.recheck import recheck_queue
-from openrepro.remote.records import ClaimStatus, LogbookStatus, ParticipantStatus
 from openrepro.store import Claim, Logbook, Paper
 from openrepro.store.judge_queue import claim_states, queue_position
 

@@ -3,7 +3,8 @@ nothing counts until someone independent confirms.
 
 A participant's coding agent proposes one check per claim, in the check format of
 :mod:`openrepro.claims.checks.records`: in a ``checks.json`` at the logbook's root
-(:data:`CHECKS_FILE`, read when the logbook is submitted) or with ``openrepro check propose``
+(:data:`~openrepro.logbooks.manifest.CHECKS_FILE`, read when the logbook is submitted,
+:mod:`openrepro.intake`) or with ``openrepro check propose``
 in its workspace (which writes that file)::
 
     {"format": 1, "checks": {"p1/C2": {"relation": "bound", "subject": "gap",
@@ -59,18 +60,16 @@ from openrepro.claims.checks import (
     sweep_metric,
     sweeps_of,
 )
+from openrepro.claims.checks.records import MAX_CHECKS_FILE_BYTES
 from openrepro.claims.checks.vetting import proposal_problems, server_fields, with_defaults
 from openrepro.claims.service import get_claim, set_check
 from openrepro.claims.values import find_numbers
 from openrepro.errors import CheckError, ClaimError, NotFoundError
 from openrepro.identity.service import check_not_frozen
-from openrepro.logbooks.limits import MAX_CHECKS_FILE_BYTES
-from openrepro.logbooks.manifest import CHECKS_FILE
 from openrepro.store import Claim, Paper, Participant
 from openrepro.store.tables_checks import CheckDraft, CheckProposal
 
 __all__ = [
-    "CHECKS_FILE",
     "CHECKS_FORMAT",
     "TRUSTED_ORIGINS",
     "ProposalOutcome",
@@ -122,10 +121,10 @@ class ProposalView(BaseModel):
     description: str = Field(default="", description="the check in words")
 
 
-def parse_checks_file(text: str, source: str = CHECKS_FILE) -> dict[str, Any]:
+def parse_checks_file(text: str, source: str) -> dict[str, Any]:
     """The proposals of a ``checks.json`` (claim id or key -> check JSON), at most
-    :data:`~openrepro.logbooks.limits.MAX_CHECKS_FILE_BYTES`; a :class:`CheckError` names the
-    file and the problem."""
+    :data:`~openrepro.claims.checks.records.MAX_CHECKS_FILE_BYTES`; a :class:`CheckError` names
+    the file (``source``: its name or path, as the caller knows it) and the problem."""
     size = len(text.encode("utf-8", errors="replace"))
     if size > MAX_CHECKS_FILE_BYTES:
         raise CheckError(f"{source}: {size:,} bytes, above the limit of {MAX_CHECKS_FILE_BYTES:,}")

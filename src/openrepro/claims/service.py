@@ -27,9 +27,9 @@ from openrepro.claims.values import Scale, parse_scale, parse_values
 from openrepro.config import DEFAULT_CHECK_DRAFTING, CheckDrafting
 from openrepro.errors import ClaimError, NotFoundError
 from openrepro.identity.service import check_not_frozen
-from openrepro.logbooks.revisions import latest_logbook_ids
 from openrepro.store import CLAIM_KINDS, Claim, ClaimEdit, Paper
 from openrepro.store.judge_queue import enqueue
+from openrepro.store.revisions import latest_logbook_ids
 
 __all__ = [
     "add_claim",

@@ -25,8 +25,8 @@ from openrepro.cli._common import (
     print_json,
 )
 from openrepro.errors import ConfigError
-from openrepro.judge.bindings import BoundSubmitReport, submit_and_bind
-from openrepro.remote import normalise_server, pack_workspace, require_credential, submit_remote
+from openrepro.intake import BoundSubmitReport
+from openrepro.intake import submit as submit_logbook
 from openrepro.workspace import workspace_server
 
 __all__ = ["render_submit", "submit"]
@@ -65,10 +65,12 @@ def submit(
     workspace pulled from a board, the logbook is uploaded there with your stored token."""
     folder = Path(source)
     target = server or (workspace_server(folder) if folder.is_dir() else None)
-    if target:
+    if target:  # the board's client (httpx) loads only for an upload
+        from openrepro.remote import normalise_server
+
         report = _upload(normalise_server(target), folder, handle, paper, fmt)
     else:
-        report = submit_and_bind(open_from(ctx), source, handle=handle, paper=paper)
+        report = submit_logbook(open_from(ctx), source, handle, paper=paper)
     if fmt is OutputFormat.json:
         print_json(report)
         return
@@ -79,6 +81,8 @@ def _upload(
     server: str, source: Path, handle: str | None, paper: str | None, fmt: OutputFormat
 ) -> BoundSubmitReport:
     """Pack ``source`` (a folder; an archive goes as it is) and upload it to ``server``."""
+    from openrepro.remote import pack_workspace, require_credential, submit_remote
+
     token = require_credential(server).token
     if not source.exists():
         raise ConfigError(f"{source}: no such folder or archive (a board takes a workspace "

@@ -37,8 +37,8 @@ from openrepro.claims import add_claim
 from openrepro.claims.service import redraft_checks
 from openrepro.evidence.reviews import stored_reviews
 from openrepro.identity.service import register
+from openrepro.intake import submit
 from openrepro.judge.service import judge_logbooks
-from openrepro.logbooks.submit import submit_logbook
 from openrepro.papers import PaperRecord, import_papers
 from openrepro.review import StoredAnswerLog, create_stored_task, load_task, schedule
 from openrepro.review.server import create_app
@@ -117,7 +117,7 @@ def _record_run(ctx: ChallengeContext, ws: Path) -> int:
          sys.executable, "make_images.py"],
         cwd=ws, env=env, capture_output=True, text=True, timeout=300, check=True,
     )  # fmt: skip
-    return submit_logbook(ctx, ws, handle=PARTICIPANT).logbook_id
+    return submit(ctx, ws, PARTICIPANT).logbook_id
 
 
 def _answer_in_chromium(app: Any, chromium: str, slots: int) -> int:

@@ -58,10 +58,11 @@ from openrepro.evidence.gather import measurements
 from openrepro.evidence.records import Decision
 from openrepro.freeze import FreezeReport, freeze_dataset
 from openrepro.identity import register
+from openrepro.intake import submit
 from openrepro.jobs import Balance, balance, run_job, wait_job
 from openrepro.judge import JudgeReport, Judges, judge_logbooks
 from openrepro.llm import LLMClient, open_client
-from openrepro.logbooks import LogbookRecord, submit_logbook
+from openrepro.logbooks import LogbookRecord
 from openrepro.outcomes import (
     ClaimConsensus,
     Stats,
@@ -512,7 +513,7 @@ def run_demo(
             show.step(f"{attempt.handle}: {attempt.paper} (exit {note.exit_code})")
         show.stage("submit logbooks", len(attempts))
         for attempt in attempts:
-            submit_logbook(ctx, work / attempt.handle / attempt.paper, handle=attempt.handle)
+            submit(ctx, work / attempt.handle / attempt.paper, attempt.handle)
             show.step(f"{attempt.handle}: {attempt.paper}")
         clock = _timed(seconds, "participants", clock)
 

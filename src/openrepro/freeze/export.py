@@ -42,7 +42,6 @@ from openrepro.freeze.push import PushReport
 from openrepro.freeze.reviews import review_rows
 from openrepro.freeze.tables import TABLES, Column, TableSpec
 from openrepro.identity import LOCAL_ORGANIZER, Actor, reopen, set_frozen
-from openrepro.logbooks.revisions import latest_logbook_ids
 from openrepro.outcomes import author_responses, claim_consensus, compute_stats, paper_outcomes
 from openrepro.outcomes.current import challenge_query
 from openrepro.store import (
@@ -55,6 +54,7 @@ from openrepro.store import (
     Verdict,
     VerdictEdit,
 )
+from openrepro.store.revisions import latest_logbook_ids
 
 __all__ = [
     "CHECKSUMS",

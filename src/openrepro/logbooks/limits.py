@@ -20,9 +20,6 @@ from openrepro.logbooks.records import LogbookRecord
 
 __all__ = [
     "MAX_CELLS",
-    "MAX_CHECKS_FILE_BYTES",
-    "MAX_CHECK_DEPTH",
-    "MAX_CHECK_NODES",
     "MAX_CSV_FIELD_CHARS",
     "MAX_JSON_VALUES",
     "MAX_MARKDOWN_BRACKET_WORK",
@@ -62,10 +59,7 @@ MAX_MARKDOWN_BRACKET_WORK = 200_000  # unmatched '[' times their paragraph's len
 MAX_TABLE_ROWS = 10_000_000  # rows a Parquet footer may declare
 MAX_TABLE_MEMORY = 256 * 1024 * 1024  # bytes one column of a table file may hold when read
 MAX_JSON_VALUES = 1_000_000  # objects, lists and values of a JSON table (parsed whole)
-# a participant's proposed checks (openrepro.claims.proposals) and any check read from JSON
-MAX_CHECKS_FILE_BYTES = 256 * 1024  # a logbook's checks.json
-MAX_CHECK_NODES = 64  # checks in one check: itself, its parts and inner checks, nested
-MAX_CHECK_DEPTH = 8  # checks nested in one check (an all_of of a for_all of a bound: 3)
+# the caps on a check read from JSON (a logbook's checks.json): openrepro.claims.checks.records
 
 
 @dataclass

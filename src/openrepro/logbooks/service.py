@@ -12,9 +12,9 @@ from sqlalchemy.orm import Session
 
 from openrepro.errors import NotFoundError
 from openrepro.logbooks.records import FileRef, LogbookRecord
-from openrepro.logbooks.revisions import latest_logbook_ids
 from openrepro.logbooks.submit import blob_path
 from openrepro.store import Logbook, Paper, Participant
+from openrepro.store.revisions import latest_logbook_ids
 
 __all__ = [
     "LogbookSummary",

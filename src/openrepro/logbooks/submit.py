@@ -8,12 +8,14 @@ see :mod:`openrepro.logbooks.space`), downloaded into a fresh folder under the s
 
 One submission is one transaction: the record is checked against the caps of
 :mod:`openrepro.logbooks.limits` and the participant's ``participant_max_bytes``, its new files
-are staged beside the content-addressed store (``files/sha256/ab/abcdef...``) and moved in just
-before the record is committed; on any error the staged files are removed and nothing is left in
-the database. A submission never deletes a stored blob (a concurrent one may share it).
-The revision is a hash of the normalised record, so
-submitting identical content again is a no-op, and a changed logbook is a new revision (old ones
-are kept).
+are staged beside the content-addressed store (``files/sha256/ab/abcdef...``) by
+:func:`staged_logbook` and moved in by :func:`store_logbook`, which writes the record in its
+caller's transaction (:func:`submit_logbook` opens one of its own; ``openrepro submit`` stores
+the proposed checks and queues the judging in the same one, :mod:`openrepro.intake`); on any
+error the staged files are removed and nothing is left in the database. A submission never
+deletes a stored blob (a concurrent one may share it). The revision is a hash of the normalised
+record, so submitting identical content again is a no-op, and a changed logbook is a new
+revision (old ones are kept).
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -43,9 +46,12 @@ from openrepro.store import Claim, Logbook, Participant
 
 __all__ = [
     "ARCHIVE_SUFFIXES",
+    "StagedLogbook",
     "SubmitReport",
     "blob_path",
     "read_logbook",
+    "staged_logbook",
+    "store_logbook",
     "submit_logbook",
     "with_evidence_map",
 ]
@@ -252,21 +258,34 @@ def _check_handle(handle: str) -> str:
     return handle
 
 
-def submit_logbook(
+@dataclass(frozen=True)
+class StagedLogbook:
+    """A read and checked logbook whose new files wait beside the content-addressed store
+    (:func:`staged_logbook`); :func:`store_logbook` writes it in the caller's transaction."""
+
+    record: LogbookRecord
+    participant: str
+    stored: int  # bytes it keeps on the board: the record and its files
+    staging: Path
+    files_dir: Path
+    paper: str | None = None
+
+
+@contextmanager
+def staged_logbook(
     ctx: ChallengeContext,
     source: Path | str,
     *,
     handle: str | None = None,
     paper: str | None = None,
-) -> SubmitReport:
-    """Validate and store one logbook (see the module docstring).
-
-    The paper is ``paper`` when given, else the one the logbook names
-    (:func:`~openrepro.logbooks.linking.link_paper`).
+    checks_file: str = CHECKS_FILE,
+) -> Iterator[StagedLogbook]:
+    """Read, check and stage one logbook (see the module docstring); the staged files are
+    removed on leaving (those :func:`store_logbook` placed are in the store by then).
 
     A ``str`` naming a Space (:func:`~openrepro.logbooks.space.parse_space_ref`) is downloaded;
-    any other ``str``, and every :class:`~pathlib.Path`, is a local folder or archive.
-    """
+    any other ``str``, and every :class:`~pathlib.Path`, is a local folder or archive. The
+    participant's proposed checks (``checks_file`` at the logbook's root) are kept as a file."""
     from openrepro.logbooks.space import parse_space_ref, read_space_logbook, space_url
 
     space_id = parse_space_ref(source) if isinstance(source, str) else None
@@ -278,7 +297,7 @@ def submit_logbook(
         else:
             root, _ = _find_root(folder)  # file paths in the record are relative to it
             record = read_logbook(folder).model_copy(update={"source": str(source)})
-        record = with_evidence_map(record, root)
+        record = with_evidence_map(record, root, checks_file=checks_file)
         participant = _check_handle(handle or record.participant or "")
         for field, value in (("paper id", record.paper_id or ""), ("title", record.title)):
             if "\x00" in value:  # PostgreSQL text cannot hold it; SQLite would store it
@@ -287,10 +306,31 @@ def submit_logbook(
         files_dir = ctx.settings.resolved_files_dir()
         staging = _stage_files(record, root, files_dir)
         try:
-            return _store(ctx, record, participant, stored, lambda: _place(staging, files_dir),
-                          paper)  # fmt: skip
+            yield StagedLogbook(record=record, participant=participant, stored=stored,
+                                staging=staging, files_dir=files_dir, paper=paper)  # fmt: skip
         finally:
             shutil.rmtree(staging, ignore_errors=True)
+
+
+def submit_logbook(
+    ctx: ChallengeContext,
+    source: Path | str,
+    *,
+    handle: str | None = None,
+    paper: str | None = None,
+) -> SubmitReport:
+    """Validate and store one logbook in a transaction of its own (see the module docstring):
+    :func:`staged_logbook`, then :func:`store_logbook`. ``openrepro submit`` also takes the
+    proposed checks and queues the judging in the same transaction (:mod:`openrepro.intake`).
+
+    The paper is ``paper`` when given, else the one the logbook names
+    (:func:`~openrepro.logbooks.linking.link_paper`).
+    """
+    with (
+        staged_logbook(ctx, source, handle=handle, paper=paper) as staged,
+        ctx.store.session() as session,
+    ):
+        return store_logbook(session, ctx, staged)
 
 
 def changed_file_warnings(record: LogbookRecord) -> list[str]:
@@ -307,14 +347,17 @@ def changed_file_warnings(record: LogbookRecord) -> list[str]:
     return warnings
 
 
-def with_evidence_map(record: LogbookRecord, root: Path) -> LogbookRecord:
+def with_evidence_map(
+    record: LogbookRecord, root: Path, *, checks_file: str = CHECKS_FILE
+) -> LogbookRecord:
     """``record`` with the evidence map found at ``root`` (kept as a file too, so the stored
-    logbook holds what the participant wrote); a malformed map refuses the submission with a
-    :class:`LogbookError` naming the problem (see
+    logbook holds what the participant wrote), and with the proposed checks ``checks_file``
+    kept as a file (read once stored, :mod:`openrepro.intake`); a malformed map refuses the
+    submission with a :class:`LogbookError` naming the problem (see
     :func:`~openrepro.logbooks.manifest.read_evidence_map`)."""
-    proposals = root / CHECKS_FILE  # kept as a file; read after storing (judge.bindings)
+    proposals = root / checks_file
     if proposals.is_file() and not proposals.is_symlink():
-        ref = file_ref(root, CHECKS_FILE, CHECKS_FILE)
+        ref = file_ref(root, checks_file, checks_file)
         files = sorted({f.path: f for f in [*record.files, ref]}.values(), key=lambda f: f.path)
         record = record.model_copy(update={"files": files})
     found = read_evidence_map(root)
@@ -344,65 +387,60 @@ def relinked(record: LogbookRecord, venue_id: str) -> LogbookRecord:
     return record.model_copy(update={"paper_id": venue_id, "claims": sorted(claims)})
 
 
-def _store(
-    ctx: ChallengeContext,
-    record: LogbookRecord,
-    handle: str,
-    stored: int,
-    place: Callable[[], None],
-    explicit: str | None = None,
-) -> SubmitReport:
-    """Write the record in one transaction, linked to ``explicit`` or the paper it names;
-    ``place`` moves its files into the store just before the commit (once every check has
-    passed)."""
+def store_logbook(session: Session, ctx: ChallengeContext, staged: StagedLogbook) -> SubmitReport:
+    """Write the staged record in the caller's transaction (``session``, not committed here),
+    linked to the paper the caller named or the one the record names; its staged files are
+    moved into the store once every check has passed, before the caller commits (a blob that
+    no record names is harmless: content-addressed, never served on its own)."""
+    record, handle, stored = staged.record, staged.participant, staged.stored
+    explicit = staged.paper
     warnings: list[str] = list(record.warnings) + changed_file_warnings(record)
-    with ctx.store.session() as session:
-        check_not_frozen(session, ctx.challenge_id)
-        paper, decided = link_paper(session, ctx.challenge_id, _refs(record), explicit=explicit)
-        record = relinked(record, paper.venue_id)
-        revision = record.revision()
-        known = {
-            f"{paper.venue_id}/{key}"
-            for key in session.scalars(
-                select(Claim.key).where(Claim.paper_id == paper.id, Claim.status == "active")
-            )
-        }
-        unknown = [c for c in record.claims if c not in known]
-        if unknown:
-            warnings.append(f"claims not in this challenge: {', '.join(unknown)}")
-        person = session.scalar(
-            select(Participant).where(
-                Participant.challenge_id == ctx.challenge_id, Participant.handle == handle
-            )
+    check_not_frozen(session, ctx.challenge_id)
+    paper, decided = link_paper(session, ctx.challenge_id, _refs(record), explicit=explicit)
+    record = relinked(record, paper.venue_id)
+    revision = record.revision()
+    known = {
+        f"{paper.venue_id}/{key}"
+        for key in session.scalars(
+            select(Claim.key).where(Claim.paper_id == paper.id, Claim.status == "active")
         )
-        if person is None:
-            person = Participant(challenge_id=ctx.challenge_id, handle=handle)
-            session.add(person)
-            session.flush()
-        existing = session.scalars(
-            select(Logbook).where(Logbook.paper_id == paper.id, Logbook.participant_id == person.id)
-        ).all()
-        same = next((b for b in existing if b.revision == revision), None)
-        if same is not None:
-            status: Literal["new", "new-revision", "unchanged"] = "unchanged"
-            book = same
-        else:
-            status = "new-revision" if existing else "new"
-            _check_participant_bytes(ctx, session, person, stored)
-            book = Logbook(
-                paper_id=paper.id, participant_id=person.id, revision=revision,
-                title=record.title, source_url=record.source, format=record.format,
-                manifest=record.model_dump(mode="json"), stored_bytes=stored,
-            )  # fmt: skip
-            session.add(book)
-            session.flush()
-        place()
-        evidence, testimony = _summary(record)
-        return SubmitReport(
-            status=status, logbook_id=book.id, paper_id=paper.venue_id, participant=handle,
-            revision=revision, format=record.format, claims=record.claims,
-            files=len(record.files), bytes=sum(f.size for f in record.files),
-            evidence=evidence, testimony=testimony, warnings=warnings,
-            linked_by=f"{decided.kind} {decided.value!r} ({decided.source})",
-            side_files=[s.model_dump(mode="json") for s in record.side_files],
+    }
+    unknown = [c for c in record.claims if c not in known]
+    if unknown:
+        warnings.append(f"claims not in this challenge: {', '.join(unknown)}")
+    person = session.scalar(
+        select(Participant).where(
+            Participant.challenge_id == ctx.challenge_id, Participant.handle == handle
+        )
+    )
+    if person is None:
+        person = Participant(challenge_id=ctx.challenge_id, handle=handle)
+        session.add(person)
+        session.flush()
+    existing = session.scalars(
+        select(Logbook).where(Logbook.paper_id == paper.id, Logbook.participant_id == person.id)
+    ).all()
+    same = next((b for b in existing if b.revision == revision), None)
+    if same is not None:
+        status: Literal["new", "new-revision", "unchanged"] = "unchanged"
+        book = same
+    else:
+        status = "new-revision" if existing else "new"
+        _check_participant_bytes(ctx, session, person, stored)
+        book = Logbook(
+            paper_id=paper.id, participant_id=person.id, revision=revision,
+            title=record.title, source_url=record.source, format=record.format,
+            manifest=record.model_dump(mode="json"), stored_bytes=stored,
         )  # fmt: skip
+        session.add(book)
+        session.flush()
+    _place(staged.staging, staged.files_dir)
+    evidence, testimony = _summary(record)
+    return SubmitReport(
+        status=status, logbook_id=book.id, paper_id=paper.venue_id, participant=handle,
+        revision=revision, format=record.format, claims=record.claims,
+        files=len(record.files), bytes=sum(f.size for f in record.files),
+        evidence=evidence, testimony=testimony, warnings=warnings,
+        linked_by=f"{decided.kind} {decided.value!r} ({decided.source})",
+        side_files=[s.model_dump(mode="json") for s in record.side_files],
+    )  # fmt: skip

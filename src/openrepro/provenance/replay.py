@@ -55,7 +55,6 @@ from openrepro.evidence.gather import measurements
 from openrepro.evidence.levels import ProvenanceLevel
 from openrepro.jobs.records import JobView
 from openrepro.logbooks.records import FileRef, LogbookRecord, Metric, Run
-from openrepro.logbooks.revisions import latest_logbook_ids
 from openrepro.logbooks.service import load_logbook, locator
 from openrepro.logbooks.trackio_reader import read_trackio_logbook
 from openrepro.provenance.sandbox import (
@@ -65,6 +64,7 @@ from openrepro.provenance.sandbox import (
     sandbox_problem,
 )
 from openrepro.store import Logbook, Paper
+from openrepro.store.revisions import latest_logbook_ids
 from openrepro.store.tables_provenance import Replay
 
 __all__ = [

@@ -35,13 +35,13 @@ from openrepro.evidence.records import Pointer
 from openrepro.identity import LOCAL_ORGANIZER, Actor, ensure_writable, require_organizer
 from openrepro.llm import LLMClient, Message, Usage
 from openrepro.logbooks.records import LogbookRecord
-from openrepro.logbooks.revisions import latest_logbook_ids
 from openrepro.outcomes.current import current_verdicts
 from openrepro.recheck.checks import code_checks
 from openrepro.recheck.queue import decision_view, report_view
 from openrepro.recheck.records import DECISIONS, DecisionView, Finding, RecheckReport
 from openrepro.store import VerdictEdit
 from openrepro.store.judge_queue import enqueue
+from openrepro.store.revisions import latest_logbook_ids
 from openrepro.store.tables_organizer import RecheckDecision, RecheckRun
 
 __all__ = ["PROMPT_VERSION", "decide", "run_recheck"]

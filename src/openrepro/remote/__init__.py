@@ -2,6 +2,7 @@
 user's config, upload logbooks to it and read one's verdicts back (``openrepro participants
 register --server``, ``submit``, ``status``)."""
 
+from openrepro.intake.records import ClaimStatus, LogbookStatus, ParticipantStatus
 from openrepro.remote.client import (
     pack_workspace,
     register_remote,
@@ -19,7 +20,6 @@ from openrepro.remote.credentials import (
     save_credential,
     stored_servers,
 )
-from openrepro.remote.records import ClaimStatus, LogbookStatus, ParticipantStatus
 
 __all__ = [
     "TOKEN_ENV",

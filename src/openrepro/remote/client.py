@@ -27,6 +27,7 @@ from openrepro.errors import (
     SourceError,
 )
 from openrepro.identity import Registration
+from openrepro.intake.records import ParticipantStatus
 from openrepro.logbooks.manifest import EVIDENCE_MAP_FILE
 from openrepro.remote.credentials import (
     TOKEN_ENV,
@@ -34,11 +35,10 @@ from openrepro.remote.credentials import (
     find_credential,
     normalise_server,
 )
-from openrepro.remote.records import ParticipantStatus
 from openrepro.store.judge_queue import QueueStats
 
 if TYPE_CHECKING:  # the judge and the logbook readers load when a command uploads, not before
-    from openrepro.judge.bindings import BoundSubmitReport
+    from openrepro.intake.records import BoundSubmitReport
 
 __all__ = [
     "pack_workspace",
@@ -185,7 +185,7 @@ def submit_remote(
     """Upload ``archive`` to the board's ``POST /api/v1/logbooks``: the board stores it through
     the same submit as ``openrepro submit`` on its own folder and answers the same report,
     per-claim bindings included. ``advance`` is told every chunk's size as it is sent."""
-    from openrepro.judge.bindings import BoundSubmitReport
+    from openrepro.intake.records import BoundSubmitReport
 
     fields = {k: v for k, v in (("as", handle), ("paper", paper)) if v}
     with archive.open("rb") as raw:

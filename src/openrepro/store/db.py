@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, inspect, make_url
+from sqlalchemy import Engine, create_engine, event, inspect, make_url, text
 from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -16,7 +18,7 @@ from openrepro.errors import ConfigError, StoreError
 from openrepro.store.journal import watch_sessions
 
 __all__ = ["Store", "deadline", "deadline_remaining", "finer_deadline_checks", "head_revision",
-           "make_engine", "normalize_url"]  # fmt: skip
+           "make_engine", "normalize_url", "shipped_head"]  # fmt: skip
 
 MIGRATIONS = "openrepro.store:migrations"
 
@@ -124,6 +126,31 @@ def head_revision() -> str | None:
     return ScriptDirectory.from_config(_alembic_config()).get_current_head()
 
 
+_REVISION_LINE = re.compile(r"^(down_revision|revision)\b[^=\n]*=(.*)$", re.MULTILINE)
+_QUOTED = re.compile(r"[\"']([^\"']+)[\"']")
+
+
+def shipped_head() -> str | None:
+    """:func:`head_revision` read from the migration files' ``revision`` and ``down_revision``
+    lines, without importing Alembic (a third of a second, paid by every command that opens a
+    store); None when the files do not say it plainly (one head, every file with both lines),
+    and then Alembic decides. ``tests/store/test_store.py`` holds it to Alembic's answer."""
+    revisions: set[str] = set()
+    parents: set[str] = set()
+    for path in (Path(__file__).parent / "migrations" / "versions").glob("*.py"):
+        lines = _REVISION_LINE.finditer(path.read_text("utf-8"))
+        found: dict[str, str] = {m.group(1): m.group(2) for m in lines}
+        if set(found) != {"revision", "down_revision"}:
+            return None
+        named = _QUOTED.findall(found["revision"])
+        if len(named) != 1:
+            return None
+        revisions.add(named[0])
+        parents.update(_QUOTED.findall(found["down_revision"]))
+    heads = revisions - parents
+    return heads.pop() if len(heads) == 1 else None
+
+
 class Store:
     """One open database: an engine, a session factory and the migration entry point."""
 
@@ -140,7 +167,10 @@ class Store:
         return self.engine.dialect.name
 
     def upgrade(self, revision: str = "head") -> None:
-        """Apply Alembic migrations up to ``revision`` (idempotent)."""
+        """Apply Alembic migrations up to ``revision`` (idempotent). A database already at the
+        shipped head (:func:`shipped_head`) is left as it is without loading Alembic."""
+        if revision == "head" and self._at_head():
+            return
         from alembic import command
 
         cfg = _alembic_config()
@@ -150,6 +180,18 @@ class Store:
                 command.upgrade(cfg, revision)
         except OperationalError as exc:
             raise StoreError(f"cannot open database {self.safe_url}: {exc.orig}") from exc
+
+    def _at_head(self) -> bool:
+        """The database records exactly the shipped head revision (any doubt: False)."""
+        head = shipped_head()
+        if head is None:
+            return False
+        try:
+            with self.engine.connect() as conn:
+                found = conn.execute(text("SELECT version_num FROM alembic_version")).scalars()
+                return list(found) == [head]
+        except SQLAlchemyError:  # no such table yet, or no database: Alembic says what
+            return False
 
     def current_revision(self) -> str | None:
         from alembic.runtime.migration import MigrationContext

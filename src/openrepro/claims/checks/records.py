@@ -40,7 +40,6 @@ from pydantic import (
 
 from openrepro.claims.values import Scale, find_powers
 from openrepro.errors import CheckError
-from openrepro.logbooks.limits import MAX_CHECK_DEPTH, MAX_CHECK_NODES
 
 __all__ = [
     "APPROX_DIFF_REL_TOL",
@@ -50,6 +49,9 @@ __all__ = [
     "DEFAULT_REL_TOL",
     "HUMAN_ANSWERS",
     "IDENTITY_ABS_TOL",
+    "MAX_CHECKS_FILE_BYTES",
+    "MAX_CHECK_DEPTH",
+    "MAX_CHECK_NODES",
     "SINGLE_QUANTITY",
     "TRUSTED_ORIGINS",
     "Check",
@@ -567,6 +569,12 @@ class Check(BaseModel):
             where = ".".join(str(p) for p in first["loc"]) or "check"
             raise CheckError(f"invalid check: {where}: {first['msg']}") from exc
 
+
+# caps on a check read from JSON: a participant's proposals (openrepro.claims.proposals) and
+# any other; the caps on the rest of a logbook are in openrepro.logbooks.limits
+MAX_CHECKS_FILE_BYTES = 256 * 1024  # a file of proposed checks (a logbook's checks.json)
+MAX_CHECK_NODES = 64  # checks in one check: itself, its parts and inner checks, nested
+MAX_CHECK_DEPTH = 8  # checks nested in one check (an all_of of a for_all of a bound: 3)
 
 #: JSON levels one check node may hold below it besides nested checks (quantities, a rate's
 #: exponent, scale, human fields): what a check's JSON is allowed beyond its nesting of checks

@@ -1,6 +1,14 @@
-"""What ``openrepro status`` shows: a participant's logbooks, each claim's verdict, the rule that
-decided it, its bindings and its re-check state. The board's API serves it
-(``GET /api/v1/me/logbooks``) and a local challenge folder builds the same record."""
+"""The records a submission answers with and a participant reads back, one home for the CLI,
+the board's API and a participant's client of a board (:mod:`openrepro.remote`):
+
+* :class:`BoundSubmitReport`: what ``openrepro submit`` prints and ``POST /api/v1/logbooks``
+  answers: what was stored, evidence vs testimony, what became of the proposed checks, how each
+  claim's quantities bind (:class:`ClaimBindings`, :class:`QuantityBinding`) and the logbook's
+  place in the judge queue;
+* :class:`ParticipantStatus`: what ``openrepro status`` shows and ``GET /api/v1/me/logbooks``
+  answers: a participant's logbooks, each claim's verdict, the rule that decided it, its
+  bindings and its re-check state (a local challenge folder builds the same record).
+"""
 
 from __future__ import annotations
 
@@ -8,9 +16,48 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from openrepro.judge.bindings import QuantityBinding
+from openrepro.claims.proposals import ProposalOutcome
+from openrepro.logbooks.submit import SubmitReport
 
-__all__ = ["ClaimStatus", "LogbookStatus", "ParticipantStatus"]
+__all__ = [
+    "BoundSubmitReport",
+    "ClaimBindings",
+    "ClaimStatus",
+    "LogbookStatus",
+    "ParticipantStatus",
+    "QuantityBinding",
+]
+
+
+class QuantityBinding(BaseModel):
+    quantity: str
+    how: str  # key | map | match | unbound
+    pointers: list[str] = Field(default_factory=list)  # as people read them
+    values: list[float] = Field(default_factory=list)
+    reason: str = ""
+    flags: list[str] = Field(default_factory=list)
+
+
+class ClaimBindings(BaseModel):
+    claim: str
+    check: str = ""  # the check in words; "" for a claim without one
+    #: whose check: organizer, participant or confirmed (confirmed by agreement), rules, llm (a
+    #: model's drafted check: provisional); "proposal" for the participant's own unconfirmed
+    #: proposal (the verdict is then provisional)
+    origin: str = ""
+    quantities: list[QuantityBinding] = Field(default_factory=list)
+
+
+class BoundSubmitReport(SubmitReport):
+    """The submit report, with what became of the proposed checks (``checks.json``) and what
+    the judge will bind for each claim of the paper."""
+
+    proposals: list[ProposalOutcome] = Field(default_factory=list)
+    bindings: list[ClaimBindings] = Field(default_factory=list)
+    #: the logbook's place in the judge queue (1: next; None: nothing to judge)
+    queue_position: int | None = None
+    #: claims queued for judging by this submission
+    queued: int = 0
 
 
 class ClaimStatus(BaseModel):
