@@ -39,9 +39,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, func, insert, literal, literal_column, select, text, update
+from sqlalchemy import (
+    CTE,
+    ColumnElement,
+    case,
+    delete,
+    func,
+    insert,
+    literal,
+    literal_column,
+    null,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -52,6 +66,7 @@ from openrepro.logbooks.records import Testimony
 from openrepro.logbooks.revisions import latest_logbook_select
 from openrepro.outcomes.consensus import AGREES, CONSENSUS_SQL, OUTCOMES_SQL
 from openrepro.outcomes.current import (
+    CurrentRows,
     accepted_levels,
     current_query,
     open_registration,
@@ -71,6 +86,9 @@ from openrepro.store.tables_outcomes import (
 )
 
 __all__ = [
+    "ConsensusRows",
+    "consensus_rows",
+    "current_rows",
     "derived_sql",
     "ensure_fresh",
     "is_fresh",
@@ -359,3 +377,119 @@ def paper_outcomes_sql(hide: bool, papers: bool) -> str:
         f"SELECT paper_id, venue_id, title, claims, {', '.join(cols)} FROM outcome_papers"
         f" WHERE {where} ORDER BY paper_id"
     )
+
+
+def _shown(column: Any, hidden: Sequence[int]) -> list[ColumnElement[bool]]:
+    return [column.not_in(list(hidden))] if hidden else []
+
+
+def current_rows(
+    ctx: ChallengeContext, hidden: Sequence[int] = (), papers: Sequence[int] | None = None
+) -> CurrentRows:
+    """The current verdicts (``eff``) and logbooks (``latest_logbook``) as the derived tables
+    hold them (call :func:`ensure_fresh` first): the columns of the full query's, papers
+    ``hidden`` left out, only ``papers`` when given."""
+    v, b = OutcomeVerdict, OutcomeLogbook
+    only_v = [v.paper_id.in_(list(papers))] if papers is not None else []
+    only_b = [b.paper_id.in_(list(papers))] if papers is not None else []
+    eff = (
+        select(v.verdict_id, v.claim_id, v.logbook_id, v.paper_id, v.participant_id, v.grp,
+               v.provenance, v.edited, v.value, v.below_minimum)
+        .where(v.challenge_id == ctx.challenge_id, *_shown(v.paper_id, hidden), *only_v)
+        .cte("eff")
+    )  # fmt: skip
+    latest = (
+        select(b.logbook_id.label("id"))
+        .where(b.challenge_id == ctx.challenge_id, *_shown(b.paper_id, hidden), *only_b)
+        .cte("latest_logbook")
+    )
+    return CurrentRows(latest_logbook=latest, eff=eff)
+
+
+@dataclass(frozen=True)
+class ConsensusRows:
+    """Claim consensus (:data:`~openrepro.outcomes.consensus.CONSENSUS_SQL`'s ``consensus``) as
+    a SQLAlchemy Core common table expression, one row per active claim; read its columns
+    through the attributes below (a rename fails the type check where it is read)."""
+
+    consensus: CTE
+
+    @property
+    def claim_id(self) -> ColumnElement[int]:
+        return self.consensus.c.claim_id
+
+    @property
+    def paper_id(self) -> ColumnElement[int]:
+        return self.consensus.c.paper_id
+
+    @property
+    def venue_id(self) -> ColumnElement[str]:
+        return self.consensus.c.venue_id
+
+    @property
+    def key(self) -> ColumnElement[str]:
+        return self.consensus.c.key
+
+    @property
+    def value(self) -> ColumnElement[str]:
+        """The consensus value (``verified``, ..., ``unattempted``)."""
+        return self.consensus.c.consensus
+
+    @property
+    def logbooks(self) -> ColumnElement[int]:
+        return self.consensus.c.logbooks
+
+    @property
+    def verified(self) -> ColumnElement[int]:
+        """Independent groups that verified it (``nv``)."""
+        return self.consensus.c.nv
+
+    @property
+    def falsified(self) -> ColumnElement[int]:
+        """Independent groups that falsified it (``nf``)."""
+        return self.consensus.c.nf
+
+    @property
+    def toy(self) -> ColumnElement[int]:
+        return self.consensus.c.nt
+
+    @property
+    def inconclusive(self) -> ColumnElement[int]:
+        return self.consensus.c.ni
+
+    @property
+    def edited(self) -> ColumnElement[int]:
+        return self.consensus.c.edited
+
+    @property
+    def level(self) -> ColumnElement[str | None]:
+        return self.consensus.c.level
+
+    @property
+    def below_minimum(self) -> ColumnElement[str | None]:
+        return self.consensus.c.below_minimum
+
+
+def consensus_rows(
+    ctx: ChallengeContext, hidden: Sequence[int] = (), papers: Sequence[int] | None = None
+) -> ConsensusRows:
+    """Claim consensus as the derived tables hold it (call :func:`ensure_fresh` first), only
+    ``papers`` when given; the claims of papers ``hidden`` read as unattempted (no logbooks,
+    no counts, no level), as in the full query."""
+    k = OutcomeClaim
+
+    def shown(column: Any, empty: Any) -> Any:
+        if not hidden:
+            return column
+        return case((k.paper_id.in_(list(hidden)), empty), else_=column).label(column.key)
+
+    only = [k.paper_id.in_(list(papers))] if papers is not None else []
+    consensus = (
+        select(k.claim_id, k.paper_id, k.venue_id, k.key,
+               shown(k.consensus, literal("unattempted")),
+               *(shown(c, literal(0)) for c in (k.logbooks, k.nv, k.nf, k.nt, k.ni, k.edited)),
+               shown(k.level, null()), shown(k.below_minimum, null()))
+        .where(k.challenge_id == ctx.challenge_id, *only)
+        .cte("consensus")
+    )  # fmt: skip
+    return ConsensusRows(consensus=consensus)
