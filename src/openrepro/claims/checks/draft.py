@@ -105,6 +105,7 @@ __all__ = [
     "direction_of",
     "draft_check",
     "draft_for_claim",
+    "is_setting",
 ]
 
 
@@ -161,14 +162,6 @@ _SETTING_AFTER = re.compile(
     r"tokens?|examples|trajectories|episodes|predator|synthetic|measurements|policies|"
     r"representation|adapters?|datasets?|benchmark|models?|GB|[KMB]\b|mark|timestep|"
     r"valid summary)",
-    re.IGNORECASE,
-)
-_SETTING_BEFORE = re.compile(
-    r"(?:batch sizes?(?: of)?|sizes? of|rate of|decay of|coefficient of|patch size|with|after|"
-    r"within|by|at|for|trained (?:on|with|for)|[=^]|\$|equation|eqn\.?|section|figure|table|"
-    r"level|room|k|i|t|p|gamma|epsilon|lambda|values of|up to|budgets?(?: less than)?|"
-    r"entropy|first|last|final|all|every|each|both|the|to|\(|of size|standard error of|"
-    r"error of|\+-|\+/-|\u00b1|-)\s*$",
     re.IGNORECASE,
 )
 _SUBJECT_VERB = re.compile(
@@ -602,7 +595,7 @@ def _difference(c: _Clause) -> Check | None:
     if not m:
         return None
     number = _number_at(c, m.start("n"))
-    if number is None or (margin is None and _setting(c, number)):
+    if number is None or (margin is None and _not_compared(c, number)):
         return None  # "outperforms B by 2 points": the margin, never a setting
     upper_mention = _number_at(c, m.start("u")) if m.group("u") else None
     if "x" in {number.unit, upper_mention.unit if upper_mention else ""}:
@@ -731,35 +724,68 @@ _SAMPLE_COUNT = re.compile(
 )
 
 
-def _setting(c: _Clause, number: NumberMention) -> bool:
-    if number.unit in _SETTING_UNITS or _SAMPLE_COUNT.match(c.text[number.end :]):
+#: What stands just before a setting's number: "batch size of 64", "k = 5", "after 3 epochs",
+#: "within 100 steps", "with only 8", "a threshold of 0.95", "Figure 3", "± 0.2". An equals
+#: sign after a correlation's name ("r = 0.91", "rho = 0.8") reports a result, not a setting.
+_SETTING_BEFORE = re.compile(
+    r"(?:batch sizes?(?: of)?|sizes? of|rate of|decay of|coefficient of|patch size|"
+    r"(?<!\b[rR])(?<!\b[rR]\s)(?<!rho)(?<!rho\s)(?<!\u03c1)(?<!\u03c1\s)\s?=|[$^]|equation|eqn\.?|section|figure|table|level|"
+    r"room|gamma|epsilon|lambda|budgets?(?: of)?|values of|\bk|\bK|first|after|"
+    r"trained (?:on|with|for)|with(?: only)?|at(?: an?)?|threshold of|imbalance factor|"
+    r"standard error of|\+-|\+/-|\u00b1|up to \$?\w+=?)\s*\(?\s*$",
+    re.IGNORECASE,
+)
+#: A bound's words before a number ("at least", "about", "<"): a setting's number may carry
+#: one ("after at least 3 epochs").
+_QUALIFIERS = re.compile(
+    rf"(?:{_APPROX}|at least|more than|less than|below|above|over|under|"
+    r"greater than|exceed\w*|around or above|[<>]|\s)+$",
+    re.IGNORECASE,
+)
+#: "low thresholds (1.0, 2.0)": the values swept.
+_SWEPT = re.compile(
+    r"\b(?:thresholds?|sizes?|rates?|values|settings|levels|budgets?)\s*\([^()]*$", re.IGNORECASE
+)
+
+
+def is_setting(text: str, number: NumberMention) -> bool:
+    """Whether ``number`` (found in ``text``) is a setting of the experiment (a size, a
+    budget, a threshold, a count of runs or samples, a hyperparameter, a reference to a
+    figure), not a value the claim reports: the one answer the drafting rules (which numbers a
+    relation may compare) and the audit (which numbers a check must use) share."""
+    after = text[number.end :]
+    if number.unit in _SETTING_UNITS or _SETTING_AFTER.match(after):
         return True
-    after = c.text[number.end :]
-    before = c.text[: number.start]
-    before = re.sub(
-        rf"(?:{_APPROX}|at least|more than|less than|below|above|over|under|"
-        r"greater than|exceed\w*|around or above|[<>]|\s)+$",
-        "",
-        before,
-        flags=re.I,
+    if _SAMPLE_COUNT.match(after) and number.unit != "%" and "." not in number.text:
+        return True  # "10^6 draws", "5 random seeds"; not "94.9 over three seeds"
+    before = text[: number.start]
+    if _SWEPT.search(before):
+        return True
+    return bool(
+        _SETTING_BEFORE.search(before) or _SETTING_BEFORE.search(_QUALIFIERS.sub("", before))
     )
-    return bool(_SETTING_AFTER.match(after)) or bool(
-        re.search(
-            r"(?:batch sizes?(?: of)?|size of|rate of|decay of|coefficient of|patch size|"
-            r"[=^$]|equation|eqn\.?|section|figure|table|level|room|gamma|epsilon|lambda|"
-            r"budgets?|values of|\bk|\bK|first|after|within|by|trained (?:on|with|for)|"
-            r"standard error of|\+-|\+/-|\u00b1|up to \$?\w+=?)\s*\(?\s*$",
-            before,
-            re.I,
-        )
-    )
+
+
+def _not_a_value(text: str, number: NumberMention) -> bool:
+    """Not the value a bound or an equality states, though not a setting either (the audit
+    still counts it among the numbers a check must use): "improves X by (at least) 5%", an
+    amount of change (the difference rules read it as a margin), and "within 100 steps" or
+    "within 0.5 of each other", a horizon or a tolerance."""
+    before = _QUALIFIERS.sub("", text[: number.start])
+    return bool(re.search(r"\b(?:by|within)\s*\(?\s*$", before, re.I))
+
+
+def _not_compared(c: _Clause, number: NumberMention) -> bool:
+    """A number no bound, equality or plain difference compares with: a setting, an amount of
+    change or a tolerance."""
+    return is_setting(c.text, number) or _not_a_value(c.text, number)
 
 
 def _bound(c: _Clause) -> Check | None:
     found: list[tuple[Comparator, NumberMention, bool]] = []
     for m in _BOUND.finditer(c.text):
         number = _number_at(c, m.start("n"))
-        if number is None or _setting(c, number):
+        if number is None or _not_compared(c, number):
             continue
         q = m.group("q").lower()
         if re.search(
@@ -853,7 +879,7 @@ def _equal(c: _Clause) -> Check | None:
     metric = direction_of(c.text) is not Direction.none
     found: list[tuple[NumberMention, bool]] = []
     for number in find_numbers(c.text):
-        if _setting(c, number) or (
+        if _not_compared(c, number) or (
             number.unit in {"K", "M", "B", "T", "GB"}
             and not re.search(r"\b(?:VRAM|memory)\b", c.text, re.I)
         ):
@@ -1442,34 +1468,11 @@ def _name_number(text: str, mention: NumberMention) -> bool:
     )
 
 
-_SCALE_BEFORE = re.compile(
-    r"(?:batch sizes?(?: of)?|sizes? of|rate of|decay of|coefficient of|patch size|"
-    r"(?<!\b[rR])(?<!rho)(?<!\u03c1)\s?=|[$^]|level|budgets?(?: of)?|values of|\bk|\bK|first|after|"
-    r"trained (?:on|with|for)|with(?: only)?|at(?: an?)?|threshold of|noise rate of|"
-    r"imbalance factor|standard error of|section|figure|table|equation|eqn\.?|"
-    r"\+-|\+/-|\u00b1)\s*\(?\s*$",
-    re.IGNORECASE,
-)
-
-
-def _scale_number(whole: _Clause, mention: NumberMention) -> bool:
-    """A setting of the experiment (a size, a budget, a threshold): the claim's scale."""
-    if mention.unit in _SETTING_UNITS or _SETTING_AFTER.match(whole.text[mention.end :]):
-        return True
-    before = whole.text[: mention.start]
-    if re.search(
-        r"\b(?:thresholds?|sizes?|rates?|values|settings|levels|budgets?)\s*\([^()]*$", before
-    ):
-        return True  # "low thresholds (1.0, 2.0)": the values swept
-    return bool(_SCALE_BEFORE.search(before))
-
-
 def _reported(text: str) -> list[NumberMention]:
     """The numbers ``text`` reports as results: percentages, ratios, decimals and points that
     are not settings, names, uncertainties or examples."""
     example = _EXAMPLE.search(text)
     cut = example.start() if example else len(text)
-    whole = _Clause(text=text, full=text)
     out: list[NumberMention] = []
     for mention in find_numbers(text):
         if mention.start >= cut:
@@ -1479,7 +1482,7 @@ def _reported(text: str) -> list[NumberMention]:
             continue
         if _UNCERTAINTY.search(text[: mention.start]):
             continue
-        if _scale_number(whole, mention):
+        if is_setting(text, mention):
             continue
         out.append(mention)
     return out
