@@ -298,9 +298,9 @@ def hidden_papers(ctx: ChallengeContext, now: datetime | None = None) -> list[in
 def query_params(
     ctx: ChallengeContext, hidden: Sequence[int], papers: Sequence[int] | None = None
 ) -> dict[str, Any]:
-    """The parameters of a statement over the derived tables (``derived_sql`` of
-    :mod:`openrepro.outcomes.derived`): the challenge, the accepted levels, open registration,
-    ``:hidden`` papers and a ``:papers`` filter."""
+    """The parameters of a statement in SQL text over the current verdicts (the consensus
+    steps of :data:`~openrepro.outcomes.consensus.CONSENSUS_SQL`): the challenge, the accepted
+    levels, open registration, ``:hidden`` papers and a ``:papers`` filter."""
     params: dict[str, Any] = {
         "challenge": ctx.challenge_id,
         "accepted": accepted_levels(ctx.settings.min_provenance_verified),

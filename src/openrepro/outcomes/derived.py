@@ -27,8 +27,8 @@ Why it holds:
   writes ``outcome_built`` and writers write ``outcome_marks``.
 * The provenance levels are a setting, not a row: the state records the levels the rows were
   built with, and other levels rebuild every paper.
-* Hiding is a time window, not a row: readers leave hidden papers out (:func:`derived_sql`) the
-  way the full query does (their claims read as unattempted).
+* Hiding is a time window, not a row: readers leave hidden papers out (:func:`current_rows`,
+  :func:`consensus_rows`) the way the full query does (their claims read as unattempted).
 
 Readers call :func:`ensure_fresh` before reading; a write committed between the two is counted
 at the next read. :func:`rebuild` (``openrepro stats --rebuild``) forgets what was built and
@@ -50,7 +50,6 @@ from sqlalchemy import (
     func,
     insert,
     literal,
-    literal_column,
     null,
     select,
     text,
@@ -64,7 +63,7 @@ from openrepro.errors import StoreError
 from openrepro.evidence.testimony import stance_of
 from openrepro.logbooks.records import Testimony
 from openrepro.logbooks.revisions import latest_logbook_select
-from openrepro.outcomes.consensus import AGREES, CONSENSUS_SQL, OUTCOMES_SQL
+from openrepro.outcomes.consensus import CONSENSUS_SQL, OUTCOMES_SQL, agrees
 from openrepro.outcomes.current import (
     CurrentRows,
     accepted_levels,
@@ -89,10 +88,8 @@ __all__ = [
     "ConsensusRows",
     "consensus_rows",
     "current_rows",
-    "derived_sql",
     "ensure_fresh",
     "is_fresh",
-    "paper_outcomes_sql",
     "rebuild",
     "refresh",
     "stale_papers",
@@ -102,10 +99,9 @@ _DERIVED = (OutcomeLogbook, OutcomeVerdict, OutcomeClaim, OutcomePaper, OutcomeT
             OutcomeTestimony)  # fmt: skip
 _CHUNK = 1000  # papers per rebuilding statement
 
-_EFF_COLUMNS = (
-    "verdict_id, claim_id, logbook_id, paper_id, participant_id, grp, provenance, edited, value,"
-    " below_minimum"
-)
+#: the columns of ``eff`` (:class:`~openrepro.outcomes.current.CurrentRows`) as the derived
+#: table holds them, for the consensus statement's text
+_EFF_COLUMNS = ", ".join(c.name for c in OutcomeVerdict.__table__.c if c.name != "challenge_id")
 _CLAIM_COLUMNS = (
     "claim_id, paper_id, venue_id, key, consensus, logbooks, nv, nf, nt, ni, edited, level,"
     " below_minimum"
@@ -261,10 +257,8 @@ def _build(session: Session, ctx: ChallengeContext, stale: Sequence[tuple[int, i
     e, k = OutcomeVerdict.__table__.alias("e"), OutcomeClaim.__table__.alias("k")
 
     def credit(value: str) -> Any:  # current verdicts that agree with the consensus on `value`
-        agrees: Any = literal_column(
-            "CASE WHEN " + AGREES.format(value=value) + " THEN 1 ELSE 0 END"
-        )
-        return func.coalesce(func.sum(agrees), 0)
+        agreeing = agrees(e.c.value, k.c.consensus, e.c.provenance, value)
+        return func.coalesce(func.sum(case((agreeing, 1), else_=0)), 0)
 
     latest = latest_logbook_select(ctx.challenge_id, Paper.id.in_(papers)).cte("latest_logbook")
     session.execute(
@@ -292,13 +286,14 @@ def _build(session: Session, ctx: ChallengeContext, stale: Sequence[tuple[int, i
         ),
         params,
     )
+    v = OutcomeVerdict
     session.execute(
-        statement(
-            "INSERT INTO outcome_tallies (paper_id, value, provenance, challenge_id, n)"
-            " SELECT paper_id, value, provenance, :challenge, COUNT(*) FROM outcome_verdicts"
-            " WHERE paper_id IN :papers GROUP BY paper_id, value, provenance"
-        ),
-        params,
+        insert(OutcomeTally).from_select(
+            ["paper_id", "value", "provenance", "challenge_id", "n"],
+            select(v.paper_id, v.value, v.provenance, literal(ctx.challenge_id), func.count())
+            .where(v.paper_id.in_(papers))
+            .group_by(v.paper_id, v.value, v.provenance),
+        )
     )
     _build_testimony(session, ctx, papers)
     session.execute(delete(OutcomeBuilt).where(OutcomeBuilt.paper_id.in_(papers)))
@@ -331,52 +326,6 @@ def _build_testimony(session: Session, ctx: ChallengeContext, papers: list[int])
                              "challenge_id": ctx.challenge_id})  # fmt: skip
     if rows:
         session.execute(insert(OutcomeTestimony), rows)
-
-
-def derived_sql(hide: bool, paper_filter: str = "") -> str:
-    """Common table expressions ``latest_logbook``, ``eff`` and ``consensus`` with the columns
-    of the full query's, read from the derived tables (call :func:`ensure_fresh` first).
-    ``hide``: leave out papers ``:hidden`` (their claims read as unattempted, as in the full
-    query); ``paper_filter``: ``AND paper_id IN :papers`` or nothing."""
-    where = "challenge_id = :challenge " + paper_filter
-    if not hide:
-        claim_cols = _CLAIM_COLUMNS
-    else:
-        zero = "CASE WHEN paper_id IN :hidden THEN 0 ELSE {0} END AS {0}"
-        claim_cols = ", ".join(
-            [
-                "claim_id, paper_id, venue_id, key",
-                "CASE WHEN paper_id IN :hidden THEN 'unattempted' ELSE consensus END AS consensus",
-                *(zero.format(c) for c in ("logbooks", "nv", "nf", "nt", "ni", "edited")),
-                *(
-                    f"CASE WHEN paper_id IN :hidden THEN NULL ELSE {c} END AS {c}"
-                    for c in ("level", "below_minimum")
-                ),
-            ]
-        )
-    shown = where + (" AND paper_id NOT IN :hidden" if hide else "")
-    return f"""
-    latest_logbook AS (SELECT logbook_id AS id FROM outcome_logbooks WHERE {shown}),
-    eff AS (SELECT {_EFF_COLUMNS} FROM outcome_verdicts WHERE {shown}),
-    consensus AS (SELECT {claim_cols} FROM outcome_claims WHERE {where})"""
-
-
-def paper_outcomes_sql(hide: bool, papers: bool) -> str:
-    """The columns of :data:`OUTCOMES_SQL`'s rows, from ``outcome_papers``; ``hide``: papers
-    ``:hidden`` read as unattempted (no logbooks, not examined), as in the full query;
-    ``papers``: only papers ``:papers``."""
-    counts = ["logbooks", "verified", "falsified", "contested", "toy_only", "inconclusive"]
-    if hide:
-        cols = [f"CASE WHEN paper_id IN :hidden THEN 0 ELSE {c} END" for c in counts]
-        cols += ["CASE WHEN paper_id IN :hidden THEN claims ELSE unattempted END",
-                 "CASE WHEN paper_id IN :hidden THEN 0 ELSE examined END"]  # fmt: skip
-    else:
-        cols = [*counts, "unattempted", "examined"]
-    where = "challenge_id = :challenge" + (" AND paper_id IN :papers" if papers else "")
-    return (
-        f"SELECT paper_id, venue_id, title, claims, {', '.join(cols)} FROM outcome_papers"
-        f" WHERE {where} ORDER BY paper_id"
-    )
 
 
 def _shown(column: Any, hidden: Sequence[int]) -> list[ColumnElement[bool]]:
