@@ -30,6 +30,7 @@ from openrepro.challenge import ChallengeContext
 from openrepro.claims.service import resolve_claim
 from openrepro.errors import ConfigError, NotFoundError
 from openrepro.outcomes import derived, hidden_papers
+from openrepro.outcomes.compute import ConsensusValue
 from openrepro.outcomes.derived import ConsensusRows
 from openrepro.recheck.records import (
     FLAG_REASONS,
@@ -148,15 +149,6 @@ def _reasons(
                         detail="the logbook's prose says the claim is falsified")
         )  # fmt: skip
     return found
-
-
-class ConsensusValue(NamedTuple):
-    """A claim's consensus and its independent verified and falsified groups."""
-
-    claim_id: int
-    value: str
-    verified: int
-    falsified: int
 
 
 def _consensus(
