@@ -61,6 +61,7 @@ __all__ = [
     "Reader",
     "Views",
     "claim_consensus",
+    "consensus_value_select",
     "consensus_values",
     "group_levels",
     "level_rows",
@@ -275,13 +276,17 @@ def consensus_values(
     claim (for callers that only look a few of them up)."""
 
     def reader(v: Views) -> AnySelect:
-        k = v.consensus
-        return select(k.claim_id, k.value, k.verified, k.falsified).order_by(k.paper_id, k.claim_id)
+        return consensus_value_select(v.consensus)
 
-    return [
-        ConsensusValue(int(c), str(value), int(n), int(f))
-        for c, value, n, f in _read(ctx, reader, public, None, reference)
-    ]
+    return [ConsensusValue(**r._mapping) for r in _read(ctx, reader, public, None, reference)]
+
+
+def consensus_value_select(k: ConsensusRows) -> AnySelect:
+    """:class:`ConsensusValue` rows of ``k`` (labelled as its fields), by paper then claim."""
+    return select(
+        k.claim_id, k.value.label("value"), k.verified.label("verified"),
+        k.falsified.label("falsified"),
+    ).order_by(k.paper_id, k.claim_id)  # fmt: skip
 
 
 class PaperCounts(NamedTuple):

@@ -30,7 +30,7 @@ from openrepro.challenge import ChallengeContext
 from openrepro.claims.service import resolve_claim
 from openrepro.errors import ConfigError, NotFoundError
 from openrepro.outcomes import derived, hidden_papers
-from openrepro.outcomes.compute import ConsensusValue
+from openrepro.outcomes.compute import ConsensusValue, consensus_value_select
 from openrepro.outcomes.derived import ConsensusRows
 from openrepro.recheck.records import (
     FLAG_REASONS,
@@ -158,12 +158,8 @@ def _consensus(
     """The consensus of the claims ``where`` selects (over the derived consensus), by paper
     then claim."""
     k = derived.consensus_rows(ctx, hidden)
-    rows = session.execute(
-        select(k.claim_id, k.value, k.verified, k.falsified)
-        .where(where(k))
-        .order_by(k.paper_id, k.claim_id)
-    )
-    return [ConsensusValue(int(c), str(v), int(n), int(f)) for c, v, n, f in rows]
+    rows = session.execute(consensus_value_select(k).where(where(k)))
+    return [ConsensusValue(**r._mapping) for r in rows]
 
 
 def _runs(session: Session, claim_ids: list[int]) -> dict[int, list[RecheckRun]]:
