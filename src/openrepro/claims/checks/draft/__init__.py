@@ -26,7 +26,7 @@ gets at most one relation, tried in this order (first match wins), and several c
 | D11 | "outperforms", "better / higher / lower than", "surpasses", "best / lowest" | ordering |
 | V1 | "X a vs Y b (and Z c)", where no rule above uses every value | all_of of equal |
 
-Right or silent (the section of that name below, and docs/checks.md): before the rules, a claim
+Right or silent (:mod:`.audit`, and docs/checks.md): before the rules, a claim
 no check of this vocabulary states (a theorem, a rate, an exponent, a counted quantifier, a
 rank, "up to N%") gets no check with a reason (``Draft.settled``); after them, a check that does
 not use every number the claim reports, or that drops a quantifier over settings the claim does
@@ -57,6 +57,13 @@ Default readings of ambiguous phrases (documented in docs/checks.md):
   ECE, FID, C2ST, perplexity, memory, time, cost), decided with confidence over seeds;
 - a group baseline ("all other methods", "the next best method") is one quantity: the judge
   binds the strongest rival to it.
+
+One module per relation family: :mod:`.clauses` (the clause, its subject and baselines, the
+shared words), :mod:`.settings` (is this number a setting? :func:`is_setting`, the one answer
+the rules and the audit share; a claim's scale), :mod:`.trends` (D1, D2), :mod:`.changes`
+(D3-D5), :mod:`.values` (D7, D8), :mod:`.comparisons` (D6, D9-D11), :mod:`.quantifiers`,
+:mod:`.human` (H1), :mod:`.audit` (right or silent), :mod:`.gate` (:func:`confidence_gate`)
+and :mod:`.rules` (the rules in order: :func:`draft_check`, :func:`draft_for_claim`).
 """
 
 from __future__ import annotations
