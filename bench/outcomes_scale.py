@@ -151,12 +151,16 @@ def duckdb_stats(ctx: ChallengeContext) -> tuple[float, list[Any]]:
     SQLite or PostgreSQL, into DuckDB), with the full query (the reference statements)."""
     import duckdb
     import pyarrow as pa
-    from sqlalchemy import select
+    from sqlalchemy import column, select
+    from sqlalchemy import table as named_table
     from sqlalchemy.dialects import postgresql
 
+    from openrepro.outcomes.compute import Views
     from openrepro.outcomes.consensus import CONSENSUS_SQL
-    from openrepro.outcomes.current import accepted_levels, current_query
-    from openrepro.outcomes.stats import _ROWS_SELECT, _ROWS_SQL
+    from openrepro.outcomes.current import CurrentRows, accepted_levels, current_query
+    from openrepro.outcomes.derived import ConsensusRows
+    from openrepro.outcomes.stats import _reference_rows
+    from openrepro.store.tables_outcomes import OutcomeClaim
 
     con = duckdb.connect()
     with ctx.store.engine.connect() as src:
@@ -182,10 +186,23 @@ def duckdb_stats(ctx: ChallengeContext) -> tuple[float, list[Any]]:
         dialect = postgresql.dialect()  # type: ignore[no-untyped-call]
         return str(statement.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
 
+    # the seeds' rows (the stats' Core select) over the consensus and eff of that WITH
+    def rows_of(name: str, names: list[str]) -> Any:
+        return select(named_table(name, *(column(n) for n in names))).cte(f"{name}_rows")
+
+    consensus_names = [c.name for c in OutcomeClaim.__table__.c if c.name != "challenge_id"]
+    views = Views(
+        current=CurrentRows(
+            latest_logbook=rows_of("latest_logbook", ["id"]),
+            eff=rows_of("eff", [c.name for c in cur.columns]),
+        ),
+        consensus=ConsensusRows(consensus=rows_of("consensus", consensus_names)),
+    )
     sql = (
         f"WITH eff AS ({inline(select(*cur.columns))}),"
         f" latest_logbook AS ({inline(select(cur.latest_logbook.c.id))}),"
-        + CONSENSUS_SQL.format(paper_filter="") + _ROWS_SQL + _ROWS_SELECT
+        + CONSENSUS_SQL.format(paper_filter="")
+        + f" SELECT * FROM ({inline(_reference_rows(views))})"
     ).replace(":challenge", str(ctx.challenge_id))  # fmt: skip
     return timed(lambda: con.execute(sql).fetchall())
 

@@ -22,6 +22,8 @@ from openrepro.claims.checks import (
     sweeps_of,
 )
 from openrepro.claims.checks import draft_check as gated_draft_check
+from openrepro.claims.checks.draft import is_setting
+from openrepro.claims.values import find_numbers
 
 
 def draft_check(quote: str, **kwargs: Any) -> Draft:
@@ -315,9 +317,11 @@ def test_the_gate_publishes_the_value_and_change_shapes(quote: str) -> None:
     [
         ("NovaNet outperforms GridNet on the ImageNet-1k top-1 accuracy (Table 2)", "ordering"),
         ("NovaNet has a lower error than GridNet on CIFAR-10 (Figure 3)", "ordering"),
+        # a threshold is a setting (claims.checks.draft.is_setting): the rules find no value
+        # to state, and leave the claim to a capable model
         (
             "Duplicates are removed using a cosine similarity threshold of 0.92 (Section 3)",
-            "not sure",
+            "no rule matches",
         ),
     ],
 )
@@ -402,3 +406,46 @@ def test_the_gate_abstains_on_shapes_that_drop_or_misread_part_of_the_claim(
     # the rules' reading is kept for an organizer to review (docs/checks.md, "check_drafting")
     assert gated.withheld is not None
     assert gated.withheld.model_dump() == reading.check.model_dump()
+
+
+# -- one "is this number a setting?" (is_setting): the drafting rules and the audit used to ask
+# two predicates whose patterns disagreed; each case below is one where they did ---------------
+@pytest.mark.parametrize(
+    ("text", "number", "setting"),
+    [
+        ("achieves a Spearman correlation of r = 0.91", "0.91", False),  # both said setting
+        ("with rho = 0.8 on the test set", "0.8", False),
+        ("with a learning rate = 0.001", "0.001", True),
+        ("using a similarity threshold of 0.92", "0.92", True),  # drafting compared it
+        ("at an imbalance factor 100", "100", True),
+        ("low thresholds (1.0, 2.0)", "2.0", True),
+        ("with a budget of 2.5 GPU hours", "2.5", True),
+        ("reaches 85.1% accuracy with 4 GPUs", "4", True),
+        ("for gamma 0.99", "0.99", True),  # the audit counted it as a result
+        ("with epsilon 8", "8", True),
+        ("over 5 random seeds", "5", True),
+        ("measured 94.9 over three seeds", "94.9", False),  # the count is three, not 94.9
+        ("reduces GFLOPs by 15.29%", "15.29", False),  # an amount of change: a result
+        ("within 0.5 of each other", "0.5", False),  # a tolerance: a result
+        ("achieves 91.2% accuracy", "91.2", False),
+    ],
+)
+def test_one_setting_predicate(text: str, number: str, setting: bool) -> None:
+    mention = next(m for m in find_numbers(text) if m.text.startswith(number))
+    assert is_setting(text, mention) is setting
+
+
+def test_settings_are_neither_compared_nor_demanded_and_results_are_both() -> None:
+    # a correlation's value after "r =" is the result (the drafting rules skipped it)
+    check = _check("NovaNet achieves a Spearman correlation of r = 0.91 with human ratings.")
+    assert check.relation is Relation.equal and check.constant is not None
+    assert check.constant.value == 0.91
+    # a budget is a setting: not a second value to match (the drafting rules compared it)
+    check = _check("NovaNet reaches 85.1% accuracy with a budget of 2.5 GPU hours.")
+    assert [n.constant.value for n in check.nodes() if n.constant is not None] == [85.1]
+    # a discount factor is a setting: not a number the check must use (the audit demanded it)
+    check = _check("NovaNet reaches 85.1% top-1 accuracy for gamma 0.99.")
+    assert [n.constant.value for n in check.nodes() if n.constant is not None] == [85.1]
+    # an amount of change is not a bound's value, and the audit still demands it
+    draft = draft_check("NovaNet reduces GFLOPs by 15.29% compared with GridNet.")
+    assert draft.check is None and "15.29%" in draft.reason

@@ -22,7 +22,7 @@ from openrepro.logbooks.revisions import latest_logbook_ids
 from openrepro.outcomes import compute_stats, current_verdicts, override_verdict
 from openrepro.outreach import draft_messages
 from openrepro.recheck import decide, recheck_queue
-from openrepro.store import Claim, Logbook, Paper, Verdict, VerdictEdit
+from openrepro.store import Claim, Logbook, Paper, Participant, Verdict, VerdictEdit
 
 
 def _weak_verified(challenge: ChallengeContext) -> dict[int, str]:
@@ -151,3 +151,36 @@ def test_an_override_records_the_value_it_replaces(challenge: ChallengeContext) 
     # a second override replaces the first one's value
     again = override_verdict(challenge, verdict_id, "verified", reason="replayed by hand")
     assert again.old_value == "falsified"
+
+
+def test_an_override_replaces_the_value_every_rule_counts(challenge: ChallengeContext) -> None:
+    """Under open registration, a provenance floor and a provisional verdict, each current
+    verdict's override records exactly the value the current-verdict query counted (edit,
+    unvouched, provisional, below the floor, or the judge's own); a verdict that is not current
+    (on a removed claim) records the value the same rules give it."""
+    build_outcome_store(challenge)
+    challenge.settings.min_provenance_verified = "replayed"
+    challenge.settings.registration = "open"
+    with challenge.store.session() as session:
+        first = min(cur.verdict.id for cur in current_verdicts(session, challenge))
+        session.get(Verdict, first).provisional = True  # type: ignore[union-attr]
+        for person in session.scalars(select(Participant).where(Participant.team.is_(None))):
+            person.identity_source = ""  # registered themselves: unvouched
+    with challenge.store.session() as session:
+        counted = {cur.verdict.id: cur.value for cur in current_verdicts(session, challenge)}
+        removed, confirmed = session.execute(
+            select(Verdict.id, Participant.team_confirmed)
+            .join(Claim, Claim.id == Verdict.claim_id)
+            .join(Logbook, Logbook.id == Verdict.logbook_id)
+            .join(Participant, Participant.id == Logbook.participant_id)
+            .where(Claim.status == "removed")
+            .order_by(Participant.team_confirmed)
+        ).first() or (None, None)
+    assert counted[first] == "inconclusive"
+    assert {"verified", "falsified", "inconclusive"} <= set(counted.values())
+    for verdict_id, value in counted.items():
+        result = override_verdict(challenge, verdict_id, "toy", reason="checked by hand")
+        assert result.old_value == value, verdict_id
+    assert removed is not None and not confirmed
+    # registered by herself, no confirmed team: under open registration not counted
+    assert override_verdict(challenge, removed, "toy", reason="x").old_value == "inconclusive"

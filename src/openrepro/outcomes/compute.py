@@ -1,9 +1,11 @@
 """Claim consensus and paper outcomes, computed in SQL (one statement each, any store).
 
 Which verdicts count is :mod:`openrepro.outcomes.current` (the current verdicts, ``eff``);
-consensus is :mod:`openrepro.outcomes.consensus`. Statements read them from the derived tables
-(:mod:`openrepro.outcomes.derived`, refreshed first); ``reference=True`` computes them from the
-base tables instead, with the full query: the definition the derived tables are checked against
+consensus is :mod:`openrepro.outcomes.consensus`. Readers are SQLAlchemy Core selects over
+:class:`Views` (the current verdicts and the consensus, columns read by attribute: renaming one
+fails the type check where it is read), run over the derived tables
+(:mod:`openrepro.outcomes.derived`, refreshed first) or, with ``reference=True``, over the full
+query computed from the base tables: the definition the derived tables are checked against
 (tests, ``bench/outcomes_scale.py``).
 """
 
@@ -11,18 +13,34 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
+from typing import Any, NamedTuple, TypeAlias
 
-from sqlalchemy import Column, Integer, MetaData, Table, insert, select, text
+from sqlalchemy import (
+    Column,
+    ColumnElement,
+    Integer,
+    MetaData,
+    Select,
+    Table,
+    case,
+    func,
+    insert,
+    literal,
+    or_,
+    select,
+    text,
+)
 from sqlalchemy.orm import Session
 
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import NotFoundError
 from openrepro.outcomes import derived
-from openrepro.outcomes.consensus import BY_PAPER, CONSENSUS_SQL, LEVELS_SQL, OUTCOMES_SQL
+from openrepro.outcomes.consensus import BY_PAPER, CONSENSUS_SQL, OUTCOMES_SQL
 from openrepro.outcomes.current import (
+    CurrentRows,
     accepted_levels,
     current_query,
     hidden_papers,
@@ -30,37 +48,63 @@ from openrepro.outcomes.current import (
     query_params,
     statement,
 )
+from openrepro.outcomes.derived import ConsensusRows
 from openrepro.outcomes.records import ClaimConsensus, PaperOutcome, level_counts
-from openrepro.store import Paper
-from openrepro.store.tables_outcomes import OutcomeVerdict
+from openrepro.store import Paper, Verdict
+from openrepro.store.tables_outcomes import OutcomeClaim, OutcomePaper, OutcomeVerdict
 
 __all__ = [
+    "AnySelect",
+    "ConsensusValue",
+    "LevelCount",
+    "PaperCounts",
+    "Reader",
+    "Views",
     "claim_consensus",
+    "consensus_value_select",
     "consensus_values",
     "group_levels",
     "level_rows",
+    "levels_reader",
     "paper_outcomes",
+    "read",
     "run_many",
-    "run_sql",
 ]
 
 
-def run_sql(
-    session: Session, ctx: ChallengeContext, tail: str, public: bool,
+@dataclass(frozen=True)
+class Views:
+    """What readers select from: the current verdicts and logbooks (``current``) and the claim
+    consensus (``consensus``), from the derived tables or the full query alike."""
+
+    current: CurrentRows
+    consensus: ConsensusRows
+
+
+#: A select of any columns.
+AnySelect: TypeAlias = Select[*tuple[Any, ...]]
+#: A statement over :class:`Views`.
+Reader = Callable[[Views], AnySelect]
+
+#: The columns of ``consensus`` (:data:`~openrepro.outcomes.consensus.CONSENSUS_SQL`).
+_CONSENSUS_COLUMNS = [c for c in OutcomeClaim.__table__.c if c.name != "challenge_id"]
+
+
+def read(
+    session: Session, ctx: ChallengeContext, reader: Reader, public: bool,
     paper_ids: Sequence[int] | None, *, reference: bool = False,
 ) -> list[Any]:  # fmt: skip
-    """``tail`` (a ``SELECT``, or more expressions after a comma) over ``latest_logbook``,
-    ``eff`` and ``consensus``; ``{paper_filter}`` in it restricts papers ``p``. From the derived
-    tables (call :func:`derived.ensure_fresh` first), or with ``reference`` the full query."""
-    paper_filter = "AND p.id IN :papers" if paper_ids is not None else ""
+    """The rows of ``reader`` over the current verdicts and consensus (of the given papers),
+    from the derived tables (call :func:`derived.ensure_fresh` first), or with ``reference`` the
+    full query."""
     if reference:
-        return _reference(session, ctx, [tail.format(paper_filter=paper_filter)], public,
-                          paper_ids)[0]  # fmt: skip
+        return _reference(session, ctx, [reader], public, paper_ids)[0]
     hidden = hidden_papers(ctx) if public else []
-    derived_filter = "AND paper_id IN :papers" if paper_ids is not None else ""
-    head = derived.derived_sql(bool(hidden), derived_filter)
-    stmt = statement("WITH " + head + tail.format(paper_filter=paper_filter))
-    return list(session.execute(stmt, query_params(ctx, hidden, paper_ids)).all())
+    views = Views(
+        current=derived.current_rows(ctx, hidden, paper_ids),
+        consensus=derived.consensus_rows(ctx, hidden, paper_ids),
+    )
+    return list(session.execute(reader(views)).all())
 
 
 def _split_ctes(sql: str) -> list[tuple[str, str]]:
@@ -80,24 +124,23 @@ def _split_ctes(sql: str) -> list[tuple[str, str]]:
 
 
 def run_many(
-    session: Session, ctx: ChallengeContext, tails: Sequence[str], public: bool,
-    *, reference: bool = False,
-) -> list[list[Any]]:  # fmt: skip
-    """Several statements over the same current verdicts and consensus: from the derived tables
-    (call :func:`derived.ensure_fresh` first), each tail reads them directly; with
-    ``reference``, from the full query (:func:`_reference`)."""
-    if not reference:
-        return [run_sql(session, ctx, tail, public, None) for tail in tails]
+    session: Session, ctx: ChallengeContext, tails: Sequence[str | Reader], public: bool
+) -> list[list[Any]]:
+    """Several statements over the same current verdicts and consensus of the full query
+    (:func:`_reference`): readers, or SQL ``tails`` (a ``SELECT``, or more expressions after a
+    comma) over ``latest_logbook``, ``eff`` and ``consensus``."""
     return _reference(session, ctx, tails, public, None)
 
 
 def _reference(
-    session: Session, ctx: ChallengeContext, tails: Sequence[str], public: bool,
+    session: Session, ctx: ChallengeContext, tails: Sequence[str | Reader], public: bool,
     paper_ids: Sequence[int] | None,
 ) -> list[list[Any]]:  # fmt: skip
     """``tails`` over the full query: every step (the latest logbooks and the current verdicts
     of :func:`current_query`, then each step of consensus) is materialised in turn into a
-    temporary table of this connection, then each tail reads them."""
+    temporary table of this connection, then each tail reads them: a reader through
+    :class:`Views` of those tables, SQL text through common table expressions of the same
+    names; ``{paper_filter}`` in the text restricts papers ``p``."""
     hidden = hidden_papers(ctx) if public else []
     where = [Paper.id.in_(list(paper_ids))] if paper_ids is not None else []
     cur = current_query(
@@ -115,6 +158,14 @@ def _reference(
     latest = Table("or_latest_logbook", metadata, Column("id", Integer), prefixes=["TEMPORARY"])
     eff = Table("or_eff", metadata, *(Column(c.name, types[c.name].type) for c in cur.columns),
                 prefixes=["TEMPORARY"])  # fmt: skip
+    consensus = Table(
+        "or_consensus", metadata, *(Column(c.name, c.type) for c in _CONSENSUS_COLUMNS)
+    )
+    views = Views(
+        current=CurrentRows(latest_logbook=select(latest).cte("latest_logbook"),
+                            eff=select(eff).cte("eff")),
+        consensus=ConsensusRows(consensus=select(consensus).cte("consensus")),
+    )  # fmt: skip
     done: list[str] = []
 
     def prefix() -> str:
@@ -138,7 +189,10 @@ def _reference(
         head = prefix().rstrip()
         out = []
         for tail in tails:
-            sql = head + tail
+            if not isinstance(tail, str):
+                out.append(list(bind.execute(tail(views)).all()))
+                continue
+            sql = head + tail.format(paper_filter=paper_filter)
             args = {k: v for k, v in params.items() if f":{k}" in sql}
             out.append(list(bind.execute(statement(sql), args).all()))
         return out
@@ -148,13 +202,13 @@ def _reference(
 
 
 def _read(
-    ctx: ChallengeContext, tail: str, public: bool, paper_ids: Sequence[int] | None,
+    ctx: ChallengeContext, reader: Reader, public: bool, paper_ids: Sequence[int] | None,
     reference: bool,
 ) -> list[Any]:  # fmt: skip
     if not reference:
         derived.ensure_fresh(ctx)
     with ctx.store.session() as session:
-        return run_sql(session, ctx, tail, public, paper_ids, reference=reference)
+        return read(session, ctx, reader, public, paper_ids, reference=reference)
 
 
 def verdicts_by_day(
@@ -162,13 +216,31 @@ def verdicts_by_day(
 ) -> list[tuple[date, dict[str, int]]]:
     """Current verdicts per day they were given and per effective value, oldest day first.
     ``reference``: from the full query rather than the derived tables (same answer)."""
-    tail = " SELECT v.created_at, eff.value FROM eff JOIN verdicts v ON v.id = eff.verdict_id"
+
+    def reader(v: Views) -> AnySelect:
+        cur = v.current
+        return (
+            select(Verdict.created_at, cur.value)
+            .select_from(cur.eff)
+            .join(Verdict, Verdict.id == cur.verdict_id)
+        )
+
     counts: dict[date, Counter[str]] = {}
-    for created, value in _read(ctx, tail, public, None, reference):
+    for row in _read(ctx, reader, public, None, reference):
+        created = row.created_at
         if isinstance(created, str):
             created = datetime.fromisoformat(created)
-        counts.setdefault(created.date(), Counter())[value] += 1
+        counts.setdefault(created.date(), Counter())[row.value] += 1
     return [(day, dict(counts[day])) for day in sorted(counts)]
+
+
+def _consensus_reader(v: Views) -> AnySelect:
+    k = v.consensus
+    return select(
+        k.claim_id, k.paper_id, k.venue_id, k.key, k.value.label("value"), k.logbooks,
+        k.verified.label("verified"), k.falsified.label("falsified"), k.toy.label("toy"),
+        k.inconclusive.label("inconclusive"), k.edited, k.level, k.below_minimum,
+    ).order_by(k.paper_id, k.claim_id)  # fmt: skip
 
 
 def claim_consensus(
@@ -177,29 +249,87 @@ def claim_consensus(
 ) -> list[ClaimConsensus]:  # fmt: skip
     """Consensus of every active claim (of the given papers), ordered by paper then claim.
     ``reference``: from the full query rather than the derived tables (same answer)."""
-    tail = """
-    SELECT claim_id, paper_id, venue_id, key, consensus, logbooks, nv, nf, nt, ni, edited,
-           level, below_minimum
-    FROM consensus ORDER BY paper_id, claim_id"""
-    rows = _read(ctx, tail, public, paper_ids, reference)
     return [
         ClaimConsensus(
-            claim_id=r[0], paper_id=r[1], paper=r[2], key=r[3], consensus=r[4],
-            logbooks=int(r[5]), verified=int(r[6]), falsified=int(r[7]), toy=int(r[8]),
-            inconclusive=int(r[9]), overridden=int(r[10]), level=r[11], below_minimum=r[12],
+            claim_id=r.claim_id, paper_id=r.paper_id, paper=r.venue_id, key=r.key,
+            consensus=r.value, logbooks=int(r.logbooks), verified=int(r.verified),
+            falsified=int(r.falsified), toy=int(r.toy), inconclusive=int(r.inconclusive),
+            overridden=int(r.edited), level=r.level, below_minimum=r.below_minimum,
         )
-        for r in rows
+        for r in _read(ctx, _consensus_reader, public, paper_ids, reference)
     ]  # fmt: skip
+
+
+class ConsensusValue(NamedTuple):
+    """A claim's consensus and its independent verified and falsified groups."""
+
+    claim_id: int
+    value: str
+    verified: int
+    falsified: int
 
 
 def consensus_values(
     ctx: ChallengeContext, *, public: bool = False, reference: bool = False
-) -> list[tuple[int, str, int, int]]:
-    """(claim id, consensus, verified, falsified) of every active claim: the consensus alone,
-    without building a record per claim (for callers that only look a few of them up)."""
-    tail = " SELECT claim_id, consensus, nv, nf FROM consensus ORDER BY paper_id, claim_id"
-    rows = _read(ctx, tail, public, None, reference)
-    return [(int(r[0]), str(r[1]), int(r[2]), int(r[3])) for r in rows]
+) -> list[ConsensusValue]:
+    """The consensus of every active claim: the consensus alone, without building a record per
+    claim (for callers that only look a few of them up)."""
+
+    def reader(v: Views) -> AnySelect:
+        return consensus_value_select(v.consensus)
+
+    return [ConsensusValue(**r._mapping) for r in _read(ctx, reader, public, None, reference)]
+
+
+def consensus_value_select(k: ConsensusRows) -> AnySelect:
+    """:class:`ConsensusValue` rows of ``k`` (labelled as its fields), by paper then claim."""
+    return select(
+        k.claim_id, k.value.label("value"), k.verified.label("verified"),
+        k.falsified.label("falsified"),
+    ).order_by(k.paper_id, k.claim_id)  # fmt: skip
+
+
+class PaperCounts(NamedTuple):
+    """A paper's claims per consensus value, its current logbooks and whether any verdict
+    examined it: the columns of :data:`~openrepro.outcomes.consensus.OUTCOMES_SQL` and of
+    ``outcome_papers``, read by name."""
+
+    paper_id: int
+    venue_id: str
+    title: str
+    claims: int
+    logbooks: int
+    verified: int
+    falsified: int
+    contested: int
+    toy_only: int
+    inconclusive: int
+    unattempted: int
+    examined: int
+
+
+def _derived_outcomes(
+    ctx: ChallengeContext, hidden: Sequence[int], paper_ids: Sequence[int] | None
+) -> AnySelect:
+    """:class:`PaperCounts` from ``outcome_papers``; papers ``hidden`` read as unattempted (no
+    logbooks, not examined), as in the full query."""
+    o = OutcomePaper
+    hide = o.paper_id.in_(list(hidden)) if hidden else None
+
+    def shown(column: Any, empty: Any) -> Any:
+        if hide is None:
+            return column
+        return case((hide, empty), else_=column).label(column.key)
+
+    zero = literal(0)
+    counts = [o.logbooks, o.verified, o.falsified, o.contested, o.toy_only, o.inconclusive]
+    only = [o.paper_id.in_(list(paper_ids))] if paper_ids is not None else []
+    return (
+        select(o.paper_id, o.venue_id, o.title, o.claims, *(shown(c, zero) for c in counts),
+               shown(o.unattempted, o.claims), shown(o.examined, zero))
+        .where(o.challenge_id == ctx.challenge_id, *only)
+        .order_by(o.paper_id)
+    )  # fmt: skip
 
 
 def paper_outcomes(
@@ -226,23 +356,44 @@ def paper_outcomes(
         outcomes = OUTCOMES_SQL.format(
             paper_filter="{paper_filter}", extra_columns="", order=BY_PAPER
         )
-        rows = _read(ctx, "," + outcomes, public, paper_ids, reference)
+        with ctx.store.session() as session:
+            rows = _reference(session, ctx, ["," + outcomes], public, paper_ids)[0]
     else:
         derived.ensure_fresh(ctx)
         hidden = hidden_papers(ctx) if public else []
         with ctx.store.session() as session:
-            rows = list(
-                session.execute(
-                    statement(derived.paper_outcomes_sql(bool(hidden), paper_ids is not None)),
-                    query_params(ctx, hidden, paper_ids),
-                ).all()
-            )
+            rows = list(session.execute(_derived_outcomes(ctx, hidden, paper_ids)).all())
     levels = level_rows(ctx, paper_ids=paper_ids, public=public, reference=reference)
-    out = [_outcome(r) for r in rows]
+    out = [_outcome(PaperCounts(**r._mapping)) for r in rows]
     for o in out:
         verified, below = levels.get(o.paper_id, ({}, {}))
         o.verified_levels, o.below_minimum = level_counts(verified), level_counts(below)
     return out
+
+
+class LevelCount(NamedTuple):
+    """Claims of a paper (``paper_id``; None over every paper) with a ``level`` (verified, by
+    the strongest provenance level counted) or a ``below_minimum`` (verified only below
+    ``min_provenance_verified``, by the strongest such level)."""
+
+    paper_id: int | None
+    level: str | None
+    below_minimum: str | None
+    claims: int
+
+
+def levels_reader(v: Views, *, per_paper: bool) -> AnySelect:
+    """:class:`LevelCount` rows over the consensus: claims per (paper, ``level``,
+    ``below_minimum``) for the claims with either, or per (``level``, ``below_minimum``) over
+    every paper."""
+    k = v.consensus
+    paper: ColumnElement[Any] = k.paper_id if per_paper else literal(None)
+    keys = [k.paper_id] if per_paper else []
+    return (
+        select(paper.label("paper_id"), k.level, k.below_minimum, func.count().label("claims"))
+        .where(or_(k.level.is_not(None), k.below_minimum.is_not(None)))
+        .group_by(*keys, k.level, k.below_minimum)
+    )
 
 
 def level_rows(
@@ -252,34 +403,38 @@ def level_rows(
     """Per paper (of the given papers) with any: its verified claims per provenance level of
     their strongest counted evidence, and its claims not counted verified whose verified
     verdicts are all below ``min_provenance_verified``, per the strongest such level
-    (:data:`LEVELS_SQL` over the consensus). ``reference``: from the full query."""
-    return group_levels(_read(ctx, LEVELS_SQL, public, paper_ids, reference))
+    (:func:`levels_reader` over the consensus). ``reference``: from the full query."""
+
+    def reader(v: Views) -> AnySelect:
+        return levels_reader(v, per_paper=True)
+
+    rows = _read(ctx, reader, public, paper_ids, reference)
+    return group_levels([LevelCount(**r._mapping) for r in rows])
 
 
-def group_levels(rows: Sequence[Any]) -> dict[int, tuple[dict[str, int], dict[str, int]]]:
-    """The rows of :data:`LEVELS_SQL` (paper id, level, below_minimum, claims) per paper:
-    (verified claims per level, claims verified only below the minimum per level). A claim has
-    a ``level`` or a ``below_minimum``, never both, so each (paper, level) is one row."""
+def group_levels(rows: Sequence[LevelCount]) -> dict[int, tuple[dict[str, int], dict[str, int]]]:
+    """:class:`LevelCount` rows per paper: (verified claims per level, claims verified only
+    below the minimum per level). A claim has a ``level`` or a ``below_minimum``, never both,
+    so each (paper, level) is one row."""
     out: dict[int, tuple[dict[str, int], dict[str, int]]] = {}
-    for paper_id, level, below, n in rows:
-        entry = out.get(paper_id)
-        if entry is None:
-            entry = out[paper_id] = ({}, {})
-        if level is not None:
-            entry[0][level] = int(n)
-        else:
-            entry[1][below] = int(n)
+    for row in rows:
+        entry = out.setdefault(int(row.paper_id or 0), ({}, {}))
+        if row.level is not None:
+            entry[0][row.level] = int(row.claims)
+        elif row.below_minimum is not None:
+            entry[1][row.below_minimum] = int(row.claims)
     return out
 
 
-def _outcome(r: Any) -> PaperOutcome:
-    claims, verified, falsified, contested = int(r[3]), int(r[5]), int(r[6]), int(r[7])
-    toy, inconclusive, examined = int(r[8]), int(r[9]), bool(r[11])
+def _outcome(r: PaperCounts) -> PaperOutcome:
+    claims, verified, falsified = int(r.claims), int(r.verified), int(r.falsified)
+    contested, toy, examined = int(r.contested), int(r.toy_only), bool(r.examined)
     bad = falsified + contested
     out = PaperOutcome(
-        paper_id=r[0], paper=r[1], title=r[2], claims=claims, logbooks=int(r[4]),
-        verified=verified, falsified=falsified, contested=contested, toy_only=toy,
-        inconclusive=inconclusive, unattempted=int(r[10]), examined=examined,
+        paper_id=r.paper_id, paper=r.venue_id, title=r.title, claims=claims,
+        logbooks=int(r.logbooks), verified=verified, falsified=falsified, contested=contested,
+        toy_only=toy, inconclusive=int(r.inconclusive), unattempted=int(r.unattempted),
+        examined=examined,
     )  # fmt: skip
     if not examined:
         return out

@@ -8,14 +8,16 @@ verified and falsified together count as inconclusive; across groups they make t
 :data:`CONSENSUS_SQL` reads ``eff`` and the ``claims`` and ``papers`` tables; ``{paper_filter}``
 adds conditions on ``p`` (papers). The full query (:mod:`openrepro.outcomes.compute`) and the
 derived tables' refresh (:mod:`openrepro.outcomes.derived`) both use it, and
-:data:`OUTCOMES_SQL` (per-paper counts) and :data:`AGREES` (what earns credit) likewise.
+:data:`OUTCOMES_SQL` (per-paper counts) and :func:`agrees` (what earns credit) likewise.
 """
 
 from __future__ import annotations
 
+from sqlalchemy import ColumnElement, and_
+
 from openrepro.vocabulary import PROVENANCE_LEVELS
 
-__all__ = ["AGREES", "BY_PAPER", "CONSENSUS_SQL", "LEVELS_SQL", "LEVEL_TOTALS_SQL", "OUTCOMES_SQL"]
+__all__ = ["BY_PAPER", "CONSENSUS_SQL", "OUTCOMES_SQL", "agrees"]
 
 
 def _rank(column: str) -> str:
@@ -101,10 +103,12 @@ OUTCOMES_SQL = """
         SELECT l.paper_id, COUNT(*) AS n FROM logbooks l
         JOIN latest_logbook ll ON ll.id = l.id GROUP BY l.paper_id
     )
-    SELECT p.id, p.venue_id, p.title,
+    SELECT p.id AS paper_id, p.venue_id AS venue_id, p.title AS title,
            COALESCE(pp.claims, 0) AS claims, COALESCE(b.n, 0) AS logbooks,
-           COALESCE(pp.verified, 0), COALESCE(pp.falsified, 0), COALESCE(pp.contested, 0),
-           COALESCE(pp.toy_only, 0), COALESCE(pp.inconclusive, 0), COALESCE(pp.unattempted, 0),
+           COALESCE(pp.verified, 0) AS verified, COALESCE(pp.falsified, 0) AS falsified,
+           COALESCE(pp.contested, 0) AS contested, COALESCE(pp.toy_only, 0) AS toy_only,
+           COALESCE(pp.inconclusive, 0) AS inconclusive,
+           COALESCE(pp.unattempted, 0) AS unattempted,
            CASE WHEN j.paper_id IS NULL THEN 0 ELSE 1 END AS examined{extra_columns}
     FROM papers p
     LEFT JOIN per_paper pp ON pp.paper_id = p.id
@@ -116,20 +120,12 @@ OUTCOMES_SQL = """
 #: :data:`OUTCOMES_SQL`'s order for readers.
 BY_PAPER = "ORDER BY p.id"
 
-#: After ``consensus``: claims per (paper, ``level``, ``below_minimum``), for the claims with
-#: either (verified claims by the strength of their evidence, and claims whose verified verdicts
-#: all rest on evidence below the minimum).
-LEVELS_SQL = """
-    SELECT paper_id, level, below_minimum, COUNT(*) FROM consensus
-    WHERE level IS NOT NULL OR below_minimum IS NOT NULL
-    GROUP BY paper_id, level, below_minimum"""
 
-#: :data:`LEVELS_SQL` over every paper at once: claims per (``level``, ``below_minimum``).
-LEVEL_TOTALS_SQL = """
-    SELECT level, below_minimum, COUNT(*) FROM consensus
-    WHERE level IS NOT NULL OR below_minimum IS NOT NULL
-    GROUP BY level, below_minimum"""
-
-#: A current verdict ``e`` that earns credit: it agrees with its claim's consensus ``k``
-#: (``{value}``: verified or falsified) on evidence stronger than testimony.
-AGREES = "e.value = '{value}' AND k.consensus = '{value}' AND e.provenance <> 'testimony'"
+def agrees(
+    value: ColumnElement[str], consensus: ColumnElement[str], provenance: ColumnElement[str],
+    agreed: str,
+) -> ColumnElement[bool]:  # fmt: skip
+    """A current verdict (its effective ``value`` and ``provenance``) that earns credit: it
+    agrees with its claim's ``consensus`` on ``agreed`` (verified or falsified), on evidence
+    stronger than testimony."""
+    return and_(value == agreed, consensus == agreed, provenance != "testimony")

@@ -58,6 +58,7 @@ from openrepro.store import Claim, Logbook, Paper, Participant, Verdict, Verdict
 
 __all__ = [
     "CurrentQuery",
+    "CurrentRows",
     "CurrentVerdict",
     "accepted_levels",
     "challenge_query",
@@ -112,13 +113,14 @@ def effective_value(
 
 
 @dataclass(frozen=True)
-class CurrentQuery:
+class CurrentRows:
     """The current verdicts as SQLAlchemy Core common table expressions: ``latest_logbook``
-    (``id``), ``last_edit`` (``verdict_id``, ``id``: the newest edit of each latest verdict) and
-    ``eff``, one row per current verdict. Read ``eff``'s columns through the attributes below."""
+    (``id``: the current logbooks) and ``eff``, one row per current verdict, whether computed
+    from the base tables (:func:`current_query`) or read from the derived tables
+    (:func:`openrepro.outcomes.derived.current_rows`). Read ``eff``'s columns through the
+    attributes below: renaming one fails the type check where it is read."""
 
     latest_logbook: CTE
-    last_edit: CTE
     eff: CTE
 
     @property
@@ -171,6 +173,14 @@ class CurrentQuery:
                 self.below_minimum]  # fmt: skip
 
 
+@dataclass(frozen=True)
+class CurrentQuery(CurrentRows):
+    """:class:`CurrentRows` computed from the base tables, with ``last_edit`` (``verdict_id``,
+    ``id``: the newest edit of each latest verdict)."""
+
+    last_edit: CTE
+
+
 def current_query(
     challenge_id: int,
     *,
@@ -178,19 +188,33 @@ def current_query(
     open_registration: bool,
     hidden: Sequence[int] = (),
     where: Sequence[ColumnElement[bool]] = (),
+    verdict_ids: Sequence[int] | None = None,
 ) -> CurrentQuery:
     """The current verdicts of the challenge (see the module docstring), leaving out papers
     ``hidden``; ``where`` adds conditions on the logbooks considered (:class:`Logbook`,
     :class:`Paper`), e.g. one paper: they must keep or drop whole (paper, participant) groups,
-    so the newest revision stays the newest."""
+    so the newest revision stays the newest. ``verdict_ids``: instead, ``eff``'s row of each
+    of these verdicts (of the challenge) as if it were current, whatever its revision or claim
+    status: the effective value an organizer's edit replaces."""
     conditions = [*where, *([Paper.id.not_in(list(hidden))] if hidden else [])]
     latest_logbook = latest_logbook_select(challenge_id, *conditions).cte("latest_logbook")
-    latest_verdict = (
-        select(func.max(Verdict.id).label("id"))
-        .join(latest_logbook, latest_logbook.c.id == Verdict.logbook_id)
-        .group_by(Verdict.logbook_id, Verdict.claim_id)
-        .cte("latest_verdict")
-    )
+    if verdict_ids is None:
+        latest_verdict = (
+            select(func.max(Verdict.id).label("id"))
+            .join(latest_logbook, latest_logbook.c.id == Verdict.logbook_id)
+            .group_by(Verdict.logbook_id, Verdict.claim_id)
+            .cte("latest_verdict")
+        )
+        claim_on = and_(Claim.id == Verdict.claim_id, Claim.status == "active")
+    else:
+        latest_verdict = (
+            select(Verdict.id.label("id"))
+            .join(Logbook, Logbook.id == Verdict.logbook_id)
+            .join(Paper, Paper.id == Logbook.paper_id)
+            .where(Paper.challenge_id == challenge_id, Verdict.id.in_(list(verdict_ids)))
+            .cte("latest_verdict")
+        )
+        claim_on = Claim.id == Verdict.claim_id
     last_edit = (
         select(VerdictEdit.verdict_id, func.max(VerdictEdit.id).label("id"))
         .join(latest_verdict, latest_verdict.c.id == VerdictEdit.verdict_id)
@@ -219,7 +243,7 @@ def current_query(
         )
         .select_from(latest_verdict)
         .join(Verdict, Verdict.id == latest_verdict.c.id)
-        .join(Claim, and_(Claim.id == Verdict.claim_id, Claim.status == "active"))
+        .join(Claim, claim_on)
         .join(Logbook, Logbook.id == Verdict.logbook_id)
         .join(Participant, Participant.id == Logbook.participant_id)
         .outerjoin(last_edit, last_edit.c.verdict_id == Verdict.id)
@@ -274,9 +298,9 @@ def hidden_papers(ctx: ChallengeContext, now: datetime | None = None) -> list[in
 def query_params(
     ctx: ChallengeContext, hidden: Sequence[int], papers: Sequence[int] | None = None
 ) -> dict[str, Any]:
-    """The parameters of a statement over the derived tables (``derived_sql`` of
-    :mod:`openrepro.outcomes.derived`): the challenge, the accepted levels, open registration,
-    ``:hidden`` papers and a ``:papers`` filter."""
+    """The parameters of a statement in SQL text over the current verdicts (the consensus
+    steps of :data:`~openrepro.outcomes.consensus.CONSENSUS_SQL`): the challenge, the accepted
+    levels, open registration, ``:hidden`` papers and a ``:papers`` filter."""
     params: dict[str, Any] = {
         "challenge": ctx.challenge_id,
         "accepted": accepted_levels(ctx.settings.min_provenance_verified),

@@ -27,8 +27,8 @@ Why it holds:
   writes ``outcome_built`` and writers write ``outcome_marks``.
 * The provenance levels are a setting, not a row: the state records the levels the rows were
   built with, and other levels rebuild every paper.
-* Hiding is a time window, not a row: readers leave hidden papers out (:func:`derived_sql`) the
-  way the full query does (their claims read as unattempted).
+* Hiding is a time window, not a row: readers leave hidden papers out (:func:`current_rows`,
+  :func:`consensus_rows`) the way the full query does (their claims read as unattempted).
 
 Readers call :func:`ensure_fresh` before reading; a write committed between the two is counted
 at the next read. :func:`rebuild` (``openrepro stats --rebuild``) forgets what was built and
@@ -39,9 +39,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, func, insert, literal, literal_column, select, text, update
+from sqlalchemy import (
+    CTE,
+    ColumnElement,
+    case,
+    delete,
+    func,
+    insert,
+    literal,
+    null,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -50,8 +63,9 @@ from openrepro.errors import StoreError
 from openrepro.evidence.testimony import stance_of
 from openrepro.logbooks.records import Testimony
 from openrepro.logbooks.revisions import latest_logbook_select
-from openrepro.outcomes.consensus import AGREES, CONSENSUS_SQL, OUTCOMES_SQL
+from openrepro.outcomes.consensus import CONSENSUS_SQL, OUTCOMES_SQL, agrees
 from openrepro.outcomes.current import (
+    CurrentRows,
     accepted_levels,
     current_query,
     open_registration,
@@ -71,10 +85,11 @@ from openrepro.store.tables_outcomes import (
 )
 
 __all__ = [
-    "derived_sql",
+    "ConsensusRows",
+    "consensus_rows",
+    "current_rows",
     "ensure_fresh",
     "is_fresh",
-    "paper_outcomes_sql",
     "rebuild",
     "refresh",
     "stale_papers",
@@ -84,10 +99,9 @@ _DERIVED = (OutcomeLogbook, OutcomeVerdict, OutcomeClaim, OutcomePaper, OutcomeT
             OutcomeTestimony)  # fmt: skip
 _CHUNK = 1000  # papers per rebuilding statement
 
-_EFF_COLUMNS = (
-    "verdict_id, claim_id, logbook_id, paper_id, participant_id, grp, provenance, edited, value,"
-    " below_minimum"
-)
+#: the columns of ``eff`` (:class:`~openrepro.outcomes.current.CurrentRows`) as the derived
+#: table holds them, for the consensus statement's text
+_EFF_COLUMNS = ", ".join(c.name for c in OutcomeVerdict.__table__.c if c.name != "challenge_id")
 _CLAIM_COLUMNS = (
     "claim_id, paper_id, venue_id, key, consensus, logbooks, nv, nf, nt, ni, edited, level,"
     " below_minimum"
@@ -243,10 +257,8 @@ def _build(session: Session, ctx: ChallengeContext, stale: Sequence[tuple[int, i
     e, k = OutcomeVerdict.__table__.alias("e"), OutcomeClaim.__table__.alias("k")
 
     def credit(value: str) -> Any:  # current verdicts that agree with the consensus on `value`
-        agrees: Any = literal_column(
-            "CASE WHEN " + AGREES.format(value=value) + " THEN 1 ELSE 0 END"
-        )
-        return func.coalesce(func.sum(agrees), 0)
+        agreeing = agrees(e.c.value, k.c.consensus, e.c.provenance, value)
+        return func.coalesce(func.sum(case((agreeing, 1), else_=0)), 0)
 
     latest = latest_logbook_select(ctx.challenge_id, Paper.id.in_(papers)).cte("latest_logbook")
     session.execute(
@@ -274,13 +286,14 @@ def _build(session: Session, ctx: ChallengeContext, stale: Sequence[tuple[int, i
         ),
         params,
     )
+    v = OutcomeVerdict
     session.execute(
-        statement(
-            "INSERT INTO outcome_tallies (paper_id, value, provenance, challenge_id, n)"
-            " SELECT paper_id, value, provenance, :challenge, COUNT(*) FROM outcome_verdicts"
-            " WHERE paper_id IN :papers GROUP BY paper_id, value, provenance"
-        ),
-        params,
+        insert(OutcomeTally).from_select(
+            ["paper_id", "value", "provenance", "challenge_id", "n"],
+            select(v.paper_id, v.value, v.provenance, literal(ctx.challenge_id), func.count())
+            .where(v.paper_id.in_(papers))
+            .group_by(v.paper_id, v.value, v.provenance),
+        )
     )
     _build_testimony(session, ctx, papers)
     session.execute(delete(OutcomeBuilt).where(OutcomeBuilt.paper_id.in_(papers)))
@@ -315,47 +328,117 @@ def _build_testimony(session: Session, ctx: ChallengeContext, papers: list[int])
         session.execute(insert(OutcomeTestimony), rows)
 
 
-def derived_sql(hide: bool, paper_filter: str = "") -> str:
-    """Common table expressions ``latest_logbook``, ``eff`` and ``consensus`` with the columns
-    of the full query's, read from the derived tables (call :func:`ensure_fresh` first).
-    ``hide``: leave out papers ``:hidden`` (their claims read as unattempted, as in the full
-    query); ``paper_filter``: ``AND paper_id IN :papers`` or nothing."""
-    where = "challenge_id = :challenge " + paper_filter
-    if not hide:
-        claim_cols = _CLAIM_COLUMNS
-    else:
-        zero = "CASE WHEN paper_id IN :hidden THEN 0 ELSE {0} END AS {0}"
-        claim_cols = ", ".join(
-            [
-                "claim_id, paper_id, venue_id, key",
-                "CASE WHEN paper_id IN :hidden THEN 'unattempted' ELSE consensus END AS consensus",
-                *(zero.format(c) for c in ("logbooks", "nv", "nf", "nt", "ni", "edited")),
-                *(
-                    f"CASE WHEN paper_id IN :hidden THEN NULL ELSE {c} END AS {c}"
-                    for c in ("level", "below_minimum")
-                ),
-            ]
-        )
-    shown = where + (" AND paper_id NOT IN :hidden" if hide else "")
-    return f"""
-    latest_logbook AS (SELECT logbook_id AS id FROM outcome_logbooks WHERE {shown}),
-    eff AS (SELECT {_EFF_COLUMNS} FROM outcome_verdicts WHERE {shown}),
-    consensus AS (SELECT {claim_cols} FROM outcome_claims WHERE {where})"""
+def _shown(column: Any, hidden: Sequence[int]) -> list[ColumnElement[bool]]:
+    return [column.not_in(list(hidden))] if hidden else []
 
 
-def paper_outcomes_sql(hide: bool, papers: bool) -> str:
-    """The columns of :data:`OUTCOMES_SQL`'s rows, from ``outcome_papers``; ``hide``: papers
-    ``:hidden`` read as unattempted (no logbooks, not examined), as in the full query;
-    ``papers``: only papers ``:papers``."""
-    counts = ["logbooks", "verified", "falsified", "contested", "toy_only", "inconclusive"]
-    if hide:
-        cols = [f"CASE WHEN paper_id IN :hidden THEN 0 ELSE {c} END" for c in counts]
-        cols += ["CASE WHEN paper_id IN :hidden THEN claims ELSE unattempted END",
-                 "CASE WHEN paper_id IN :hidden THEN 0 ELSE examined END"]  # fmt: skip
-    else:
-        cols = [*counts, "unattempted", "examined"]
-    where = "challenge_id = :challenge" + (" AND paper_id IN :papers" if papers else "")
-    return (
-        f"SELECT paper_id, venue_id, title, claims, {', '.join(cols)} FROM outcome_papers"
-        f" WHERE {where} ORDER BY paper_id"
+def current_rows(
+    ctx: ChallengeContext, hidden: Sequence[int] = (), papers: Sequence[int] | None = None
+) -> CurrentRows:
+    """The current verdicts (``eff``) and logbooks (``latest_logbook``) as the derived tables
+    hold them (call :func:`ensure_fresh` first): the columns of the full query's, papers
+    ``hidden`` left out, only ``papers`` when given."""
+    v, b = OutcomeVerdict, OutcomeLogbook
+    only_v = [v.paper_id.in_(list(papers))] if papers is not None else []
+    only_b = [b.paper_id.in_(list(papers))] if papers is not None else []
+    eff = (
+        select(v.verdict_id, v.claim_id, v.logbook_id, v.paper_id, v.participant_id, v.grp,
+               v.provenance, v.edited, v.value, v.below_minimum)
+        .where(v.challenge_id == ctx.challenge_id, *_shown(v.paper_id, hidden), *only_v)
+        .cte("eff")
+    )  # fmt: skip
+    latest = (
+        select(b.logbook_id.label("id"))
+        .where(b.challenge_id == ctx.challenge_id, *_shown(b.paper_id, hidden), *only_b)
+        .cte("latest_logbook")
     )
+    return CurrentRows(latest_logbook=latest, eff=eff)
+
+
+@dataclass(frozen=True)
+class ConsensusRows:
+    """Claim consensus (:data:`~openrepro.outcomes.consensus.CONSENSUS_SQL`'s ``consensus``) as
+    a SQLAlchemy Core common table expression, one row per active claim; read its columns
+    through the attributes below (a rename fails the type check where it is read)."""
+
+    consensus: CTE
+
+    @property
+    def claim_id(self) -> ColumnElement[int]:
+        return self.consensus.c.claim_id
+
+    @property
+    def paper_id(self) -> ColumnElement[int]:
+        return self.consensus.c.paper_id
+
+    @property
+    def venue_id(self) -> ColumnElement[str]:
+        return self.consensus.c.venue_id
+
+    @property
+    def key(self) -> ColumnElement[str]:
+        return self.consensus.c.key
+
+    @property
+    def value(self) -> ColumnElement[str]:
+        """The consensus value (``verified``, ..., ``unattempted``)."""
+        return self.consensus.c.consensus
+
+    @property
+    def logbooks(self) -> ColumnElement[int]:
+        return self.consensus.c.logbooks
+
+    @property
+    def verified(self) -> ColumnElement[int]:
+        """Independent groups that verified it (``nv``)."""
+        return self.consensus.c.nv
+
+    @property
+    def falsified(self) -> ColumnElement[int]:
+        """Independent groups that falsified it (``nf``)."""
+        return self.consensus.c.nf
+
+    @property
+    def toy(self) -> ColumnElement[int]:
+        return self.consensus.c.nt
+
+    @property
+    def inconclusive(self) -> ColumnElement[int]:
+        return self.consensus.c.ni
+
+    @property
+    def edited(self) -> ColumnElement[int]:
+        return self.consensus.c.edited
+
+    @property
+    def level(self) -> ColumnElement[str | None]:
+        return self.consensus.c.level
+
+    @property
+    def below_minimum(self) -> ColumnElement[str | None]:
+        return self.consensus.c.below_minimum
+
+
+def consensus_rows(
+    ctx: ChallengeContext, hidden: Sequence[int] = (), papers: Sequence[int] | None = None
+) -> ConsensusRows:
+    """Claim consensus as the derived tables hold it (call :func:`ensure_fresh` first), only
+    ``papers`` when given; the claims of papers ``hidden`` read as unattempted (no logbooks,
+    no counts, no level), as in the full query."""
+    k = OutcomeClaim
+
+    def shown(column: Any, empty: Any) -> Any:
+        if not hidden:
+            return column
+        return case((k.paper_id.in_(list(hidden)), empty), else_=column).label(column.key)
+
+    only = [k.paper_id.in_(list(papers))] if papers is not None else []
+    consensus = (
+        select(k.claim_id, k.paper_id, k.venue_id, k.key,
+               shown(k.consensus, literal("unattempted")),
+               *(shown(c, literal(0)) for c in (k.logbooks, k.nv, k.nf, k.nt, k.ni, k.edited)),
+               shown(k.level, null()), shown(k.below_minimum, null()))
+        .where(k.challenge_id == ctx.challenge_id, *only)
+        .cte("consensus")
+    )  # fmt: skip
+    return ConsensusRows(consensus=consensus)

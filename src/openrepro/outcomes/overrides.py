@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from pydantic import BaseModel
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from openrepro.challenge import ChallengeContext
 from openrepro.errors import ConfigError, NotFoundError
 from openrepro.identity import LOCAL_ORGANIZER, Actor, ensure_writable, require_organizer
-from openrepro.outcomes.current import accepted_levels, effective_value, open_registration
-from openrepro.store import Logbook, Paper, Participant, Verdict, VerdictEdit
+from openrepro.outcomes.current import accepted_levels, current_query, open_registration
+from openrepro.store import Logbook, Paper, Verdict, VerdictEdit
 from openrepro.vocabulary import VERDICTS
 
 __all__ = ["OverrideResult", "override_verdict"]
@@ -26,27 +26,16 @@ class OverrideResult(BaseModel):
 
 
 def _effective(session: Session, ctx: ChallengeContext, verdict_id: int) -> str:
-    """The verdict's effective value now (what an override replaces): the rules of
-    :func:`~openrepro.outcomes.current.effective_value` (its newest edit, else the judge's value
-    unless it does not count: an unvouched participant, a provisional check, evidence below
-    ``min_provenance_verified``)."""
-    edit = aliased(VerdictEdit, name="e")
-    newest = (
-        select(func.max(VerdictEdit.id)).where(VerdictEdit.verdict_id == verdict_id)
-    ).scalar_subquery()
-    value, _ = effective_value(
-        edit, bool(open_registration(ctx)), accepted_levels(ctx.settings.min_provenance_verified)
+    """The verdict's effective value now (what an override replaces), read from the
+    current-verdict query (:func:`~openrepro.outcomes.current.current_query`, the one outcomes
+    count), taken for this verdict alone."""
+    cur = current_query(
+        ctx.challenge_id,
+        accepted=accepted_levels(ctx.settings.min_provenance_verified),
+        open_registration=bool(open_registration(ctx)),
+        verdict_ids=[verdict_id],
     )
-    return str(
-        session.scalar(
-            select(value)
-            .select_from(Verdict)
-            .join(Logbook, Logbook.id == Verdict.logbook_id)
-            .join(Participant, Participant.id == Logbook.participant_id)
-            .outerjoin(edit, edit.id == newest)
-            .where(Verdict.id == verdict_id)
-        )
-    )
+    return str(session.scalar(select(cur.value).where(cur.verdict_id == verdict_id)))
 
 
 def override_verdict(

@@ -20,17 +20,18 @@ public view does. Entries are assembled on each call; runs and decisions are sto
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, Text, cast, or_, select
 from sqlalchemy.orm import Session
 
 from openrepro.challenge import ChallengeContext
 from openrepro.claims.service import resolve_claim
 from openrepro.errors import ConfigError, NotFoundError
 from openrepro.outcomes import derived, hidden_papers
-from openrepro.outcomes.current import query_params, statement
+from openrepro.outcomes.compute import ConsensusValue, consensus_value_select
+from openrepro.outcomes.derived import ConsensusRows
 from openrepro.recheck.records import (
     FLAG_REASONS,
     REASONS,
@@ -40,10 +41,12 @@ from openrepro.recheck.records import (
     QueueReason,
     RecheckReport,
 )
-from openrepro.store import Claim, Paper
+from openrepro.store import Claim, Paper, Participant, Verdict
 from openrepro.store.tables_organizer import RecheckDecision, RecheckRun
+from openrepro.store.tables_outcomes import OutcomeLogbook, OutcomeTestimony
 
 __all__ = [
+    "FlaggedVerdict",
     "decision_view",
     "flagged_verdicts",
     "get_entry",
@@ -59,98 +62,104 @@ def _fresh(ctx: ChallengeContext, public: bool) -> list[int]:
     return hidden_papers(ctx) if public else []
 
 
-def _derived_query(
-    ctx: ChallengeContext, select_sql: str, *, hidden: Sequence[int],
-    params: dict[str, Any] | None = None,
-) -> tuple[Any, dict[str, Any]]:  # fmt: skip
-    """``select_sql`` over the current verdicts ``eff`` as the derived tables hold them
-    (:mod:`openrepro.outcomes.derived`; :func:`_fresh` first), ``hidden`` papers left out."""
-    body = "WITH " + derived.derived_sql(bool(hidden)) + select_sql
-    lists = [k for k, v in (params or {}).items() if isinstance(v, list)]
-    return statement(body, *lists), {**query_params(ctx, hidden), **(params or {})}
+class FlaggedVerdict(NamedTuple):
+    """A current verdict carrying a flag that queues its claim."""
+
+    claim_id: int
+    verdict_id: int
+    logbook_id: int
+    participant: str  # handle
+    value: str  # the judge's value
+    flags: list[str]
 
 
 def flagged_verdicts(
     session: Session, ctx: ChallengeContext, *, public: bool
-) -> list[tuple[int, int, int, str, str, list[str]]]:
-    """Current verdicts carrying a flag that queues their claim (:data:`FLAG_REASONS`), as
-    (claim id, verdict id, logbook id, participant, judge's value, flags): narrowed in SQL by
-    the flags' JSON text, then confirmed on the decoded list."""
+) -> list[FlaggedVerdict]:
+    """Current verdicts carrying a flag that queues their claim (:data:`FLAG_REASONS`):
+    narrowed in SQL by the flags' JSON text, then confirmed on the decoded list."""
     return _flagged(session, ctx, _fresh(ctx, public))
 
 
 def _flagged(
     session: Session, ctx: ChallengeContext, hidden: Sequence[int]
-) -> list[tuple[int, int, int, str, str, list[str]]]:
-    like = " OR ".join(f"CAST(v.flags AS TEXT) LIKE '%\"{flag}\"%'" for flag in FLAG_REASONS)
-    stmt, args = _derived_query(
-        ctx,
-        " SELECT eff.claim_id, eff.verdict_id, eff.logbook_id, pt.handle, v.verdict, v.flags"
-        " FROM eff JOIN verdicts v ON v.id = eff.verdict_id"
-        " JOIN participants pt ON pt.id = eff.participant_id"
-        f" WHERE {like} ORDER BY eff.verdict_id",
-        hidden=hidden,
-    )
+) -> list[FlaggedVerdict]:
+    cur = derived.current_rows(ctx, hidden)
+    like = or_(*(cast(Verdict.flags, Text).like(f'%"{flag}"%') for flag in FLAG_REASONS))
+    rows = session.execute(
+        select(cur.claim_id, cur.verdict_id, cur.logbook_id, Participant.handle,
+               Verdict.verdict, Verdict.flags)
+        .select_from(cur.eff)
+        .join(Verdict, Verdict.id == cur.verdict_id)
+        .join(Participant, Participant.id == cur.participant_id)
+        .where(like)
+        .order_by(cur.verdict_id)
+    )  # fmt: skip
     out = []
-    for claim_id, verdict_id, logbook_id, handle, value, raw in session.execute(stmt, args):
-        flags = json.loads(raw) if isinstance(raw, str) else list(raw or [])
+    for row in rows:
+        flags = json.loads(row.flags) if isinstance(row.flags, str) else list(row.flags or [])
         if any(flag in FLAG_REASONS for flag in flags):
-            out.append((claim_id, verdict_id, logbook_id, handle, value, flags))
+            out.append(FlaggedVerdict(claim_id=row.claim_id, verdict_id=row.verdict_id,
+                                      logbook_id=row.logbook_id, participant=row.handle,
+                                      value=row.verdict, flags=flags))  # fmt: skip
     return out
 
 
 def _reasons(
     session: Session,
     ctx: ChallengeContext,
-    consensus: list[tuple[int, str, int, int]],
+    disputed: list[ConsensusValue],
     hidden: list[int],
 ) -> dict[int, list[QueueReason]]:
     found: dict[int, list[QueueReason]] = {}
-    for claim_id, value, verified, falsified in consensus:
-        if value in ("falsified", "contested"):
-            found.setdefault(claim_id, []).append(
+    for claim in disputed:
+        if claim.value in ("falsified", "contested"):
+            found.setdefault(claim.claim_id, []).append(
                 QueueReason(
-                    reason="consensus_falsified" if value == "falsified" else "consensus_contested",
-                    detail=f"{verified} verified, {falsified} falsified (independent teams)",
+                    reason="consensus_falsified"
+                    if claim.value == "falsified"
+                    else "consensus_contested",
+                    detail=f"{claim.verified} verified, {claim.falsified} falsified "
+                    "(independent teams)",
                 )
             )
-    for claim_id, verdict_id, logbook_id, handle, value, flags in _flagged(session, ctx, hidden):
-        for flag in flags:
+    for flagged in _flagged(session, ctx, hidden):
+        for flag in flagged.flags:
             if flag in FLAG_REASONS:
-                found.setdefault(claim_id, []).append(
-                    QueueReason(reason=flag, logbook_id=logbook_id, verdict_id=verdict_id,
-                                participant=handle, detail=f"judge: {value}")
+                found.setdefault(flagged.claim_id, []).append(
+                    QueueReason(reason=flag, logbook_id=flagged.logbook_id,
+                                verdict_id=flagged.verdict_id, participant=flagged.participant,
+                                detail=f"judge: {flagged.value}")
                 )  # fmt: skip
     # testimony: the current logbooks whose prose says a claim is falsified, as the judge reads
     # testimony (kept per paper by the derived tables)
-    stmt, args = _derived_query(
-        ctx,
-        " SELECT t.claim_id, t.logbook_id, pt.handle FROM outcome_testimony t"
-        " JOIN latest_logbook ll ON ll.id = t.logbook_id"
-        " JOIN outcome_logbooks b ON b.logbook_id = t.logbook_id"
-        " JOIN participants pt ON pt.id = b.participant_id"
-        " ORDER BY t.logbook_id, t.claim_id",
-        hidden=hidden,
+    cur = derived.current_rows(ctx, hidden)
+    t = OutcomeTestimony
+    rows = session.execute(
+        select(t.claim_id, t.logbook_id, Participant.handle)
+        .join(cur.latest_logbook, cur.latest_logbook.c.id == t.logbook_id)
+        .join(OutcomeLogbook, OutcomeLogbook.logbook_id == t.logbook_id)
+        .join(Participant, Participant.id == OutcomeLogbook.participant_id)
+        .order_by(t.logbook_id, t.claim_id)
     )
-    for claim_id, book_id, handle in session.execute(stmt, args):
-        found.setdefault(claim_id, []).append(
-            QueueReason(reason="testimony_falsification", logbook_id=book_id, participant=handle,
+    for row in rows:
+        found.setdefault(row.claim_id, []).append(
+            QueueReason(reason="testimony_falsification", logbook_id=row.logbook_id,
+                        participant=row.handle,
                         detail="the logbook's prose says the claim is falsified")
         )  # fmt: skip
     return found
 
 
 def _consensus(
-    ctx: ChallengeContext, hidden: list[int], where: str, params: dict[str, Any]
-) -> list[tuple[int, str, int, int]]:
-    """(claim id, consensus, verified, falsified) of the claims ``where`` selects (over the
-    derived ``consensus``), by paper then claim."""
-    stmt, args = _derived_query(
-        ctx, " SELECT claim_id, consensus, nv, nf FROM consensus" + where
-        + " ORDER BY paper_id, claim_id", hidden=hidden, params=params,
-    )  # fmt: skip
-    with ctx.store.session() as session:
-        return [(int(c), str(v), int(n), int(f)) for c, v, n, f in session.execute(stmt, args)]
+    session: Session, ctx: ChallengeContext, hidden: list[int],
+    where: Callable[[ConsensusRows], ColumnElement[bool]],
+) -> list[ConsensusValue]:  # fmt: skip
+    """The consensus of the claims ``where`` selects (over the derived consensus), by paper
+    then claim."""
+    k = derived.consensus_rows(ctx, hidden)
+    rows = session.execute(consensus_value_select(k).where(where(k)))
+    return [ConsensusValue(**r._mapping) for r in rows]
 
 
 def _runs(session: Session, claim_ids: list[int]) -> dict[int, list[RecheckRun]]:
@@ -170,11 +179,11 @@ def _current_logbooks(
     """(claim id, logbook id) of the current verdicts on the given claims."""
     if not claim_ids:
         return []
-    stmt, args = _derived_query(
-        ctx, " SELECT claim_id, logbook_id FROM eff WHERE claim_id IN :claims",
-        hidden=hidden, params={"claims": claim_ids},
-    )  # fmt: skip
-    return [(int(c), int(b)) for c, b in session.execute(stmt, args)]
+    cur = derived.current_rows(ctx, hidden)
+    rows = session.execute(
+        select(cur.claim_id, cur.logbook_id).where(cur.claim_id.in_(claim_ids))
+    ).tuples()
+    return [(int(c), int(b)) for c, b in rows]
 
 
 def latest_decisions(
@@ -232,8 +241,8 @@ def recheck_queue(
         raise ConfigError(f"unknown reason {reason!r}: one of {', '.join(REASONS)}")
     shut = _fresh(ctx, public)
     hidden = set(shut)
-    disputed = _consensus(ctx, shut, " WHERE consensus IN ('falsified', 'contested')", {})
     with ctx.store.session() as session:
+        disputed = _consensus(session, ctx, shut, lambda k: k.value.in_(["falsified", "contested"]))
         reasons = _reasons(session, ctx, disputed, shut)
         history = set(
             session.scalars(
@@ -248,8 +257,8 @@ def recheck_queue(
         )
         ids = sorted(set(reasons) | history)
         consensus = {
-            row[0]: row[1]
-            for row in _consensus(ctx, shut, " WHERE claim_id IN :claims", {"claims": ids or [-1]})
+            row.claim_id: row.value
+            for row in _consensus(session, ctx, shut, lambda k: k.claim_id.in_(ids))
         }
         runs = _runs(session, ids)
         decisions = latest_decisions(session, ctx.challenge_id, ids)
