@@ -23,7 +23,13 @@ from openrepro.claims.checks import (
     draft_with_fallback,
     grounding_problems,
 )
-from openrepro.claims.checks.llm_draft import PROMPT_VERSION, model_may_draft
+from openrepro.claims.checks.llm_draft import (
+    PROMPT_VERSION,
+    REPAIRED_RULE,
+    draft_messages,
+    model_may_draft,
+    repair_messages,
+)
 from openrepro.claims.checks.records import (
     Check,
     Comparator,
@@ -33,7 +39,8 @@ from openrepro.claims.checks.records import (
     Trend,
     before_quantity,
 )
-from openrepro.llm import LLMClient
+from openrepro.claims.prompts import load_prompt
+from openrepro.llm import LLMClient, request_sha256
 from openrepro.llm.embedded import EmbeddedBackend
 from openrepro.llm.openai_backend import OpenAIBackend
 
@@ -185,7 +192,7 @@ def test_a_served_rate_reply_becomes_a_rate_check_read_by_code(server: FakeOpenA
     assert check.rate.exponent.value == -1  # read by code from "O(1/T)", never by the model
     assert check.quantities[0].key == "claims/p1/C3/optimality_gap"
     (body,) = server.chat_bodies()
-    assert PROMPT_VERSION == "check-draft-v4" and '"rate"' in body["messages"][0]["content"]
+    assert PROMPT_VERSION == "check-draft-v5" and '"rate"' in body["messages"][0]["content"]
 
 
 def test_a_rate_whose_expression_is_not_the_claims_is_refused(server: FakeOpenAI) -> None:
@@ -196,13 +203,14 @@ def test_a_rate_whose_expression_is_not_the_claims_is_refused(server: FakeOpenAI
         {"relation": "rate", "subject": "gap", "order": "O", "exponent": "fast"},
         {"relation": "rate", "subject": "gap", "order": "Omega", "exponent": "1/T"},
     )
-    faster = draft_check_llm(RATE, client)
+    faster = draft_check_llm(RATE, client, repair=False)
     assert faster.check is None and "not grounded" in faster.reason and "O(1/T^2)" in faster.reason
-    other_order = draft_check_llm(RATE, client)
+    other_order = draft_check_llm(RATE, client, repair=False)
     assert other_order.check is None and "not an order Theta" in other_order.reason
-    words = draft_check_llm(RATE, client)
+    words = draft_check_llm(RATE, client, repair=False)
     assert words.check is None and "is not a product of powers" in words.reason
-    inside = draft_check_llm(RATE, client)  # "1/T" is copied from the claim's "O(1/T)"
+    # "1/T" is copied from the claim's "O(1/T)"
+    inside = draft_check_llm(RATE, client, repair=False)
     assert inside.check is None and "writes 'O(1/T)', not an order Omega" in inside.reason
 
 
@@ -213,12 +221,12 @@ def test_a_served_identity_takes_its_tolerance_from_the_quote(server: FakeOpenAI
          "number": "1e-12"},
         {"relation": "identity", "subject": "max error", "number": "1e-9"},
     )  # fmt: skip
-    draft = draft_check_llm(IDENTITY, client)
+    draft = draft_check_llm(IDENTITY, client, repair=False)
     assert draft.check is not None, draft.reason
     assert draft.check.relation is Relation.identity and draft.check.baselines == []
     assert draft.check.subject == "density_a_minus_density_b"  # the residual of the two
     assert draft.check.identity_tolerance() == 1e-12
-    invented = draft_check_llm(IDENTITY, client)
+    invented = draft_check_llm(IDENTITY, client, repair=False)
     assert (
         invented.check is None and "'1e-9'" in invented.reason and "not stated" in invented.reason
     )
@@ -228,17 +236,18 @@ def test_a_served_exponential_law_reads_its_base(server: FakeOpenAI) -> None:
     quote = "The number of reachable states grows as 2^H in the horizon H."
     reply = {"relation": "growth", "law": "exponential", "subject": "reachable states",
              "number": "2^H", "sweep": "horizon"}  # fmt: skip
-    draft = draft_check_llm(quote, _served(server, reply))
+    draft = draft_check_llm(quote, _served(server, reply), repair=False)
     assert draft.check is not None, draft.reason
     assert draft.check.law is GrowthLaw.exponential and draft.check.sweep == "horizon"
     assert draft.check.constant is not None and draft.check.constant.value == 2
     decay = "The residual error decays exponentially in the number of sweeps."
     reply = {"relation": "growth", "law": "exponential", "trend": "decreasing",
              "subject": "residual error", "number": "0.5", "sweep": "sweeps"}  # fmt: skip
-    invented = draft_check_llm(decay, _served(server, reply))  # a base the claim never states
+    # a base the claim never states
+    invented = draft_check_llm(decay, _served(server, reply), repair=False)
     assert invented.check is None and "'0.5'" in invented.reason
     reply["number"] = ""
-    decays = draft_check_llm(decay, _served(server, reply))
+    decays = draft_check_llm(decay, _served(server, reply), repair=False)
     assert decays.check is not None and decays.check.trend is Trend.decreasing
 
 
@@ -251,7 +260,7 @@ def test_a_served_counted_quantifier_is_9_of_10(server: FakeOpenAI) -> None:
         {**inner, "quantifier": "for_all", "over": "task", "count": "10", "at_least": "11"},
         inner,  # the quantifier dropped: the audit refuses it
     )
-    draft = draft_check_llm(COUNTED, client)
+    draft = draft_check_llm(COUNTED, client, repair=False)
     check = draft.check
     assert check is not None, draft.reason
     assert check.relation is Relation.for_all and check.sweep == "task"
@@ -259,11 +268,12 @@ def test_a_served_counted_quantifier_is_9_of_10(server: FakeOpenAI) -> None:
     assert check.at_least is not None and check.at_least.value == 9
     assert check.inner is not None and check.inner.constant is not None
     assert check.inner.constant.value == 90
-    misread = draft_check_llm(COUNTED, client)  # "90" is the 90% of the claim, not a count
+    # "90" is the 90% of the claim, not a count
+    misread = draft_check_llm(COUNTED, client, repair=False)
     assert misread.check is None and "does not write '9' of '90'" in misread.reason
-    more = draft_check_llm(COUNTED, client)
+    more = draft_check_llm(COUNTED, client, repair=False)
     assert more.check is None and "'11' of '10'" in more.reason
-    dropped = draft_check_llm(COUNTED, client)
+    dropped = draft_check_llm(COUNTED, client, repair=False)
     assert dropped.check is None and "refused" in dropped.reason
 
 
@@ -277,12 +287,12 @@ def test_a_served_quantifier_over_named_settings_is_grounded(server: FakeOpenAI)
         {**ordering, "quantifier": "for_all", "labels": ["CIFAR-10", "SVHN", "ImageNet"]},
         {**ordering, "quantifier": "for_all", "labels": ["CIFAR-10", "SVHN"], "count": "3"},
     )  # fmt: skip
-    draft = draft_check_llm(NAMED, client)
+    draft = draft_check_llm(NAMED, client, repair=False)
     assert draft.check is not None, draft.reason
     assert draft.check.labels == ["CIFAR-10", "SVHN", "STL-10"]
-    unnamed = draft_check_llm(NAMED, client)
+    unnamed = draft_check_llm(NAMED, client, repair=False)
     assert unnamed.check is None and "'ImageNet' is not named in the quote" in unnamed.reason
-    uncounted = draft_check_llm(NAMED, client)  # "3" is not in the claim
+    uncounted = draft_check_llm(NAMED, client, repair=False)  # "3" is not in the claim
     assert uncounted.check is None and "count '3' is not written" in uncounted.reason
 
 
@@ -322,18 +332,82 @@ def test_the_fallback_drafts_a_rate_the_rules_settle(server: FakeOpenAI) -> None
 
 # -- check-draft-v4 is frozen: recorded answers (bench/replay_llm.py) are keyed by this hash -------
 
-#: request_sha256 of the v4 messages and schema for QUOTE; a change of the prompt text, of the
-#: schema's fields, types or docstrings changes it: bump the prompt version (a new file) instead
-V4_REQUEST_SHA256 = "40f285ba487cb186a86eb177ccd4027261381a8886fb23d75ab224a7649d486f"
+#: request_sha256 of the v5 messages and schema for QUOTE, and of the repair round's four messages
+#: for REPAIRED_REPLY; a change of the prompt text (the repair section too), of the schema's
+#: fields, types or docstrings changes them: bump the prompt version (a new file) instead
+V5_REQUEST_SHA256 = "05eac2af18909725ea6275e8ff0952e3da774df427a2b0fb4c7397efd1e511f7"
+V5_REPAIR_SHA256 = "57a4cbacbc11b520e943d727018e30b172ba736c15776ee380bff582b0d0a842"
+REPAIRED_REPLY = '{"relation": "ratio", "subject": "apt", "baselines": ["lora"], "number": "9x"}'
 
 
-def test_the_v4_request_is_frozen() -> None:
-    from openrepro.claims.checks.llm_draft import draft_messages
-    from openrepro.llm import request_sha256
-
+def test_the_v5_request_and_its_repair_are_frozen() -> None:
     messages = draft_messages(QUOTE)
     assert [m.role for m in messages] == ["system", "user"]
-    assert request_sha256(messages, LLMCheckDraft.model_json_schema()) == V4_REQUEST_SHA256
+    schema = LLMCheckDraft.model_json_schema()
+    assert request_sha256(messages, schema) == V5_REQUEST_SHA256
+    repair = repair_messages(QUOTE, REPAIRED_REPLY, "constant 9 ('9x') is not stated")
+    assert [m.role for m in repair] == ["system", "user", "assistant", "user"]
+    assert repair[:2] == messages and repair[2].content == REPAIRED_REPLY
+    assert "constant 9 ('9x') is not stated" in repair[3].content
+    assert request_sha256(repair, schema) == V5_REPAIR_SHA256
+
+
+def test_the_v4_prompt_is_kept_and_has_no_repair_round() -> None:
+    v4 = load_prompt("check-draft-v4")
+    assert v4.repair is None
+    with pytest.raises(ValueError, match="no '## repair' section"):
+        v4.render_repair(reason="x")
+    assert load_prompt(PROMPT_VERSION).render_repair(reason="R1").count("R1") == 1
+
+
+# -- the repair round: code's refusal goes back to the model once ---------------------------------
+
+WORSE = "Zorp reaches 71.5% accuracy, 3.2 points above Blip."
+
+
+def test_a_refused_answer_is_sent_back_once_with_what_to_change(server: FakeOpenAI) -> None:
+    wrong = {"relation": "equal", "subject": "zorp accuracy", "number": "72.5%"}
+    fixed = {"relation": "difference", "subject": "zorp accuracy",
+             "baselines": ["blip accuracy"], "comparator": "eq", "number": "3.2",
+             "also": [{"relation": "equal", "subject": "zorp accuracy",
+                       "number": "71.5%"}]}  # fmt: skip
+    draft = draft_check_llm(WORSE, _served(server, wrong, fixed), claim_id="p1/C1")
+    assert draft.check is not None, draft.reason
+    assert draft.rule == REPAIRED_RULE and draft.check.rule == "llm"
+    first, second = server.chat_bodies()
+    assert len(first["messages"]) == 2
+    roles = [m["role"] for m in second["messages"]]
+    assert roles == ["system", "user", "assistant", "user"]
+    assert json.loads(second["messages"][2]["content"]) == wrong  # the first answer, as sent
+    follow_up = second["messages"][3]["content"]
+    assert "not grounded" in follow_up and "to fix: copy each number" in follow_up
+
+
+def test_without_repair_or_after_none_no_second_request_is_sent(server: FakeOpenAI) -> None:
+    wrong = {"relation": "equal", "subject": "zorp accuracy", "number": "72.5%"}
+    draft = draft_check_llm(WORSE, _served(server, wrong), repair=False)
+    assert draft.check is None and draft.rule == "llm" and "not grounded" in draft.reason
+    none = {"relation": "none", "reason": "a description"}
+    draft = draft_check_llm(WORSE, _served(server, none))
+    assert draft.check is None and draft.rule == "llm"
+    assert len(server.chat_bodies()) == 2  # one request each
+
+
+def test_a_repair_that_answers_none_or_is_refused_again_is_recorded_as_repaired(
+    server: FakeOpenAI,
+) -> None:
+    wrong = {"relation": "equal", "subject": "zorp accuracy", "number": "72.5%"}
+    none = {"relation": "none", "reason": "cannot be checked"}
+    draft = draft_check_llm(WORSE, _served(server, wrong, none))
+    assert draft.check is None and draft.rule == REPAIRED_RULE
+    assert draft.reason.startswith("the model finds no check: cannot be checked")
+    again = {"relation": "equal", "subject": "zorp accuracy", "number": "73.5%"}
+    draft = draft_check_llm(WORSE, _served(server, wrong, again))
+    assert draft.check is None and draft.rule == REPAIRED_RULE
+    assert (
+        "'73.5%'" in draft.reason and "first answer:" in draft.reason and "'72.5%'" in draft.reason
+    )
+    assert len(server.chat_bodies()) == 4
 
 
 # -- check-draft-v4: the reader takes what a model copies -----------------------------------------

@@ -1,6 +1,6 @@
 """Drafting checks with a language model, through a constrained schema validated by code.
 
-The model fills :class:`LLMCheckDraft` (prompt ``check-draft-v4``): the relation and every
+The model fills :class:`LLMCheckDraft` (prompt ``check-draft-v5``): the relation and every
 choice from an enum, quantity names as slugs, the numbers **as text copied from the claim**,
 further conjuncts in ``also`` ("X reaches 54.7% versus 41.0% for Y" is two equalities), or
 ``"relation": "none"`` with a reason where no measurement checks the claim. Theory and scaling
@@ -21,6 +21,12 @@ this is no check (``Draft(check=None, reason=...)``), never a guess; so is a rep
 valid JSON for the schema after the client's repair round, and a check that fails the rules'
 right-or-silent audit (:func:`openrepro.claims.checks.draft.audit_check`: a number the claim
 reports that the check does not use, a quantifier over settings dropped).
+
+**The repair round** (v5): where code refuses the model's answer (not a "none"),
+:func:`draft_check_llm` sends it back once (:func:`repair_messages`: the first request, the
+answer, and the prompt's ``## repair`` text with code's reason and what to change) and validates
+the second answer the same way; the draft's rule is then :data:`REPAIRED_RULE`, so a bench counts
+the first answers' refusals apart from the final ones.
 
 :func:`draft_with_fallback` is the drafting pipeline: rules first
 (:func:`openrepro.claims.checks.draft.draft_check`), the model only where the rules abstain.
@@ -78,6 +84,7 @@ from openrepro.llm import LLMClient, Message
 __all__ = [
     "MODEL_DRAFTS_SETTLED",
     "PROMPT_VERSION",
+    "REPAIRED_RULE",
     "LLMCheckDraft",
     "LLMCheckPart",
     "check_from_llm",
@@ -85,9 +92,14 @@ __all__ = [
     "draft_messages",
     "draft_with_fallback",
     "model_may_draft",
+    "repair_messages",
 ]
 
-PROMPT_VERSION = "check-draft-v4"
+PROMPT_VERSION = "check-draft-v5"
+
+#: the rule of a draft whose check (or "none") came from the repair round: code refused the
+#: model's first answer and sent its reason back once (:func:`repair_messages`)
+REPAIRED_RULE = "llm-repaired"
 
 #: the rules' settled abstentions (``Draft.settled``, the reasons of
 #: :mod:`openrepro.claims.checks.draft`) whose kind the check language states: the model is
@@ -162,7 +174,7 @@ class LLMCheckDraft(LLMCheckPart):
     labels: list[str] = Field(default_factory=list, max_length=12)
     count: str = Field(default="", max_length=20)
     at_least: str = Field(default="", max_length=20)
-    also: list[LLMCheckPart] = Field(default_factory=list, max_length=6)
+    also: list[LLMCheckPart] = Field(default_factory=list, max_length=12)
 
 
 def _slug(name: str) -> str:
@@ -557,13 +569,40 @@ def draft_messages(quote: str) -> list[Message]:
     return [Message(role="system", content=system), Message(role="user", content=user)]
 
 
+def repair_messages(quote: str, reply: str, reason: str) -> list[Message]:
+    """The one follow-up :func:`draft_check_llm` sends when code refuses the model's first
+    answer ``reply`` (its raw text) for ``reason`` (code's reason, with what to change): the
+    first request, the answer, and the prompt's ``## repair`` text with the reason."""
+    repair = load_prompt(PROMPT_VERSION).render_repair(reason=reason)
+    return [
+        *draft_messages(quote),
+        Message(role="assistant", content=reply),
+        Message(role="user", content=repair),
+    ]
+
+
+def _refused(draft: Draft, reply: LLMCheckDraft) -> bool:
+    """Whether code refused a model's answer (not "none", and no check came of it)."""
+    return draft.check is None and reply.relation != "none"
+
+
 def draft_check_llm(
-    quote: str, client: LLMClient, *, claim_id: str = "", max_tokens: int | None = None
+    quote: str,
+    client: LLMClient,
+    *,
+    claim_id: str = "",
+    max_tokens: int | None = None,
+    repair: bool = True,
 ) -> Draft:
     """A check drafted by the model behind ``client`` for ``quote``, validated by code.
     ``max_tokens``: the reply's budget, else the client's own (a capable model's v4 draft of a
     claim with several parts runs to ~800 tokens: a fifth of the recorded replies exceed 384;
-    the client doubles the budget once on a cut reply)."""
+    the client doubles the budget once on a cut reply).
+
+    With ``repair``, an answer code refuses (not a "none") is sent back once with code's reason
+    (:func:`repair_messages`) and the second answer is validated the same way; the draft then
+    has the rule :data:`REPAIRED_RULE`, whatever the second answer gave (a check, "none", or a
+    second refusal, whose reason names the first one too)."""
     messages = draft_messages(quote)
     try:
         result = client.complete(
@@ -572,6 +611,23 @@ def draft_check_llm(
     except LLMOutputError as exc:
         return Draft(reason=f"model reply is not a valid draft: {exc}", rule="llm")
     draft = check_from_llm(result.value, quote)
+    if repair and _refused(draft, result.value):
+        follow_up = repair_messages(quote, result.raw, draft.reason)
+        try:
+            second = client.complete(
+                follow_up, LLMCheckDraft, prompt_version=PROMPT_VERSION, max_tokens=max_tokens
+            )
+        except LLMOutputError as exc:
+            return Draft(
+                reason=f"{draft.reason}; after the repair round, model reply is not a valid "
+                f"draft: {exc}",
+                rule=REPAIRED_RULE,
+            )
+        again = check_from_llm(second.value, quote)
+        reason = again.reason
+        if _refused(again, second.value):
+            reason = f"{again.reason} (after the repair round; first answer: {draft.reason})"
+        draft = again.model_copy(update={"rule": REPAIRED_RULE, "reason": reason})
     if draft.check is not None and claim_id:
         return draft.model_copy(update={"check": draft.check.for_claim(claim_id)})
     return draft
