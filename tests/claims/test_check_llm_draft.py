@@ -460,7 +460,7 @@ def test_a_rate_refusal_says_what_to_change() -> None:
                           variable="\u03b5", order="O")  # fmt: skip
     draft = check_from_llm(reply, quote)
     assert draft.check is None and "to fix:" in draft.reason
-    assert "a symbolic exponent cannot be checked" in draft.reason
+    assert "a symbolic exponent (n^(d-1)) or poly(...) cannot be checked" in draft.reason
     inside = LLMCheckDraft(relation="rate", subject="risk", exponent="Omega(eta^2 (r-rho)^2 T)",
                            variable="r")  # fmt: skip
     refused = check_from_llm(inside, "The risk is Omega(eta^2 (r-rho)^2 T).")
@@ -769,3 +769,129 @@ def test_a_formula_around_a_number_states_no_number() -> None:
         relation="equal", subject="latency", number="~4.5 ms/token", direction="lower"
     )
     assert check_from_llm(reply, latency.replace("about", "~")).check is not None
+
+
+# -- check-draft-v5: the reader decides the semantic rules by code ---------------------------------
+
+
+def _refused(quote: str, **fields: object) -> str:
+    draft = check_from_llm(LLMCheckDraft.model_validate(fields), quote)
+    assert draft.check is None
+    return draft.reason
+
+
+@pytest.mark.parametrize(
+    ("quote", "number", "value"),
+    [
+        ("The planner needs zero restarts on the Quux maze.", "zero", 0.0),
+        ("Wombat ranks third on the Quux leaderboard.", "third", 3.0),
+        ("The Quux corpus spans four genres.", "four", 4.0),
+        ("Wombat spends a third of the budget of Blip.", "a third", 1 / 3),
+    ],
+)
+def test_numbers_copied_as_words_are_read_and_grounded(
+    quote: str, number: str, value: float
+) -> None:
+    check = _drafted(quote, relation="equal", subject="x", number=number)
+    assert check.constant is not None and check.constant.value == pytest.approx(value)
+    assert check.constant.text == number
+
+
+def test_a_subscripted_variable_is_the_rates_variable() -> None:
+    quote = "Blending cuts the cost from O(K_max^4) to O(K_max^2)."
+    check = _drafted(quote, relation="rate", subject="cost", exponent="O(K_max^2)",
+                     variable="K_max")  # fmt: skip
+    assert check.rate is not None and check.rate.symbol == "K_max"
+    assert check.rate.exponent.value == 2
+
+
+@pytest.mark.parametrize(
+    ("quote", "number"),
+    [
+        ("Wombat reaches a perfect 1.00 pass rate on Quux.", "1.00"),
+        ("Wombat's outputs match Blip's exactly (100% agreement).", "100%"),
+        ("The planner needs 0 restarts on the Quux maze.", "0"),
+    ],
+)
+def test_a_value_at_its_bound_is_held_exactly(quote: str, number: str) -> None:
+    check = _drafted(quote, relation="equal", subject="x", number=number)
+    assert check.tolerance.rel == 0 and check.tolerance.abs == 0
+
+
+@pytest.mark.parametrize(
+    ("quote", "number"),
+    [
+        ("Wombat reaches nearly 100% agreement with Blip.", "100%"),
+        ("Wombat reaches 98.5% agreement with Blip.", "98.5%"),
+        ("Wombat is 1.0x as fast as Blip.", "1.0x"),  # a ratio of 1 is a value, not a bound
+    ],
+)
+def test_a_value_written_inexactly_or_inside_its_range_keeps_its_tolerance(
+    quote: str, number: str
+) -> None:
+    check = _drafted(quote, relation="equal", subject="x", number=number)
+    assert check.tolerance.rel > 0
+
+
+def test_an_order_of_magnitude_is_read_as_one() -> None:
+    quote = "Wombat keeps the drift at roughly 1e-6 and the residual near |r| \u2248 1e-8."
+    residual = {"relation": "equal", "subject": "residual", "number": "1e-8"}
+    check = _drafted(quote, relation="equal", subject="drift", number="roughly 1e-6",
+                     also=[residual])  # fmt: skip
+    for part, value in zip(check.parts, (1e-6, 1e-8), strict=True):
+        assert part.relation is Relation.bound and part.comparator is Comparator.between
+        assert part.constant is not None and part.upper is not None
+        assert part.constant.value == pytest.approx(value / 10**0.5)
+        assert part.upper.value == pytest.approx(value * 10**0.5)
+    below = _drafted(quote, relation="bound", subject="drift", comparator="le", number="1e-6")
+    assert below.constant is not None and below.constant.value == pytest.approx(1e-6 * 10**0.5)
+    exact = "Wombat keeps the drift at 1e-6 on every run."  # no approximation: the value
+    plain = _drafted(exact, relation="equal", subject="drift", number="1e-6")
+    assert plain.relation is Relation.equal and plain.constant is not None
+    assert plain.constant.value == pytest.approx(1e-6)
+
+
+def test_a_constant_copied_out_of_a_formula_of_symbols_is_not_stated() -> None:
+    quote = "The miss rate of any table is at least 1 - M/|V| (Theorem 2)."
+    reason = _refused(quote, relation="bound", subject="miss rate", comparator="ge", number="1")
+    assert "only inside a formula of symbols" in reason and "to fix:" in reason
+    formula = _refused(quote, relation="bound", subject="miss rate", comparator="ge",
+                       number="1 - M/|V|")  # fmt: skip
+    assert "a formula of symbols states no number" in formula
+
+
+def test_refusals_say_what_to_change() -> None:
+    counted = _refused("Wombat beats Blip on Quux, Zorp and Yelp (8 tasks in all).",
+                       relation="ordering", subject="wombat", baselines=["blip"],
+                       quantifier="for_all", labels=["Quux", "Zorp", "Yelp"],
+                       count="8")  # fmt: skip
+    assert "to fix: count is the number of settings" in counted
+    symbolic = _refused("The error decays as O(n^(d-1)) in n.", relation="rate",
+                        subject="error", exponent="n^(d-1)", variable="n", order="O")  # fmt: skip
+    assert "to fix:" in symbolic and "leave that part out" in symbolic
+
+
+def test_a_convergence_is_not_an_identity_and_a_stated_zero_is_an_exact_value() -> None:
+    quote = "Gradient descent on Quux converges to the predicted balance of the two towers."
+    reason = _refused(quote, relation="identity", subject="tower_a", baselines=["tower_b"])
+    assert "is not an identity" in reason and "to fix:" in reason
+    built = "Wombat's two encoders give the same scores: a divergence of 0.0 between them."
+    check = _drafted(built, relation="identity", subject="divergence", number="0.0")
+    assert check.relation is Relation.equal and check.constant is not None
+    assert check.constant.value == 0 and check.tolerance.rel == 0 and check.tolerance.abs == 0
+
+
+def test_a_comparable_part_the_claims_own_values_refute_is_left_out() -> None:
+    quote = "Wombat reaches an error of 0.012, nearly matching Blip's 0.010 on Quux."
+    values = [{"relation": "equal", "subject": "blip error", "number": "0.010"},
+              {"relation": "comparable", "subject": "wombat error",
+               "baselines": ["blip error"]}]  # fmt: skip
+    check = _drafted(quote, relation="equal", subject="wombat error", number="0.012",
+                     also=values)  # fmt: skip
+    assert [p.relation for p in check.parts] == [Relation.equal, Relation.equal]
+    close = "Wombat reaches an error of 0.0101, nearly matching Blip's 0.0100 on Quux."
+    values[0]["number"] = "0.0100"
+    kept = _drafted(close, relation="equal", subject="wombat error", number="0.0101",
+                    also=values)  # fmt: skip
+    assert [p.relation for p in kept.parts] == [Relation.equal, Relation.equal,
+                                                Relation.comparable]  # fmt: skip

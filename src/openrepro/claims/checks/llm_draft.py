@@ -39,6 +39,7 @@ the figures are not asked.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Literal
 
@@ -70,9 +71,12 @@ from openrepro.claims.values import (
     NumberMention,
     PowerMention,
     find_count_words,
+    find_magnitudes,
+    find_number_words,
     find_numbers,
     find_powers,
     find_suffixed_numbers,
+    magnitude_range,
     parse_power,
     slashed_labels,
     split_range,
@@ -193,7 +197,7 @@ _NUMBER_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _NUMBER_AFTER = re.compile(
-    r"\s*(?:/?[A-Za-z\u00b5\u03bc][\w/]*(?:\s+[A-Za-z][\w/]*){0,2}|\^\{?[A-Za-z]\w*\}?)?\s*\.?"
+    r"\s*(?:\u2030|/?[A-Za-z\u00b5\u03bc][\w/]*(?:\s+[A-Za-z][\w/]*){0,2}|\^\{?[A-Za-z]\w*\}?)?\s*\.?"
 )
 
 
@@ -203,6 +207,8 @@ def _one_number(text: str, *, counts: bool = False) -> NumberMention:
         mentions = find_count_words(text)
     if not mentions and not counts:  # a unit suffix glued on: "28U"
         mentions = [m for m in find_suffixed_numbers(text) if m.text == text.strip()]
+    if not mentions and not counts:  # a number written as a word: "zero", "third", "a third"
+        mentions = find_number_words(text)
     if len(mentions) != 1:
         raise ValueError(f"{text!r} is not one number")
     mention = mentions[0]
@@ -311,6 +317,55 @@ def _reduction(
     return upper.model_copy(update={"value": -upper.value}), negative, comparator
 
 
+def _magnitude(constant: Constant, quote: str) -> NumberMention | None:
+    """The order of magnitude the quote states where ``constant`` is copied from ("roughly
+    1e-5", "~10^2": :func:`~openrepro.claims.values.find_magnitudes`), or None."""
+    text = constant.text.strip()
+    return next(
+        (
+            m
+            for m in find_magnitudes(normalize_with_map(quote)[0]) + find_magnitudes(quote)
+            if m.text == text or math.isclose(m.value, constant.value, rel_tol=1e-9)
+        ),
+        None,
+    )
+
+
+#: words before a number that make it inexact: a value at its bound written so is not exact
+_INEXACT = re.compile(
+    r"(?:\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|near|close\s+to|"
+    r"over|under|up\s+to|at\s+least|at\s+most|more\s+than|less\s+than)|[~\u223c\u2248<>"
+    r"\u2264\u2265])\s*$",
+    re.IGNORECASE,
+)
+
+
+def _exact(number: str, quote: str) -> bool:
+    """Whether the value copied as ``number`` is at its bound and written exactly: 100%, a
+    rate or accuracy written "1.0" / "1.00", or zero ("0", "0.0", "zero"), with no approximation
+    before it, in the copy or in the quote. Such a value has no slack either way."""
+    if not number.strip():
+        return False
+    mention = _one_number(number)
+    at_bound = (
+        (mention.unit == "%" and mention.value == 100)
+        or (not mention.unit and re.fullmatch(r"1\.0+", mention.text) is not None)
+        or mention.value == 0
+    )
+    if not at_bound or number[: mention.start].strip():
+        return False  # "~100%", "about 1.0": the copy says it is approximate
+    hay = normalize_with_map(quote)[0]
+    places = [m.start() for m in re.finditer(re.escape(mention.text), hay)]
+    return bool(places) and not any(_INEXACT.search(hay[max(0, at - 24) : at]) for at in places)
+
+
+#: a claim of an empirical convergence ("converges to the predicted equilibrium")
+_CONVERGES = re.compile(
+    r"\b(?:converg\w*|approach\w*|tends?\s+to(?:wards?)?|settl\w*|equaliz\w*|equalis\w*)\b",
+    re.IGNORECASE,
+)
+
+
 def _leaf(reply: LLMCheckPart, quote: str) -> Check:
     """One relation of the reply as a check (a ValueError or ValidationError when invalid)."""
     subject = _slug(reply.subject)
@@ -340,6 +395,33 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
     comparator: Comparator | None = Comparator(comparator_text)
     if relation is Relation.difference and constant is not None:
         constant, upper, comparator = _reduction(quote, constant, upper, comparator)
+    magnitude = (
+        _magnitude(constant, quote)
+        if constant is not None and upper is None and relation in {Relation.equal, Relation.bound}
+        else None
+    )
+    if magnitude is not None and constant is not None:  # "roughly 1e-5": an order of magnitude
+        low, high = magnitude_range(magnitude.value)
+        if relation is Relation.equal or comparator in {Comparator.eq, Comparator.between}:
+            relation, comparator = Relation.bound, Comparator.between
+            constant, upper = (constant.model_copy(update={"value": low}),
+                               constant.model_copy(update={"value": high}))  # fmt: skip
+        else:  # "below roughly 1e-5": the bound on the claim's side of the magnitude
+            value = high if comparator in {Comparator.le, Comparator.lt} else low
+            constant = constant.model_copy(update={"value": value})
+    if relation is Relation.identity and constant is None and _CONVERGES.search(quote):
+        raise ValueError(
+            "a run that converges to a value or an equilibrium is not an identity (a finite "
+            "run never reaches it exactly)"
+        )
+    if (
+        relation is Relation.identity
+        and not baselines
+        and constant is not None
+        and (constant.value == 0)
+    ):  # "a divergence of 0.0": the value itself, held exactly
+        relation = Relation.equal
+    exact = relation is Relation.equal and _exact(number, quote)
     law = GrowthLaw(reply.law) if reply.law != "none" else None
     trend = Trend(reply.trend) if reply.trend != "none" else None
     description = subject.replace("_", " ")
@@ -393,8 +475,10 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
         direction=Direction(reply.direction),
         # "at least", "best", "outperforms": no slack (the judge's interval over seeds decides);
         # a 5 % slack let "best on all four" hold 5 % below an ablation (read by hand, fresh7)
+        # a value at its bound ("100%", "a perfect 1.00", "zero errors") is held exactly: 5 %
+        # slack accepted 95 % for "100% match" (read by hand, fresh7)
         tolerance=Tolerance(rel=0.0)
-        if relation in {Relation.bound, Relation.ordering}
+        if relation in {Relation.bound, Relation.ordering} or exact
         else Tolerance(rel=approx_tol),
         trend=trend,
         law=law,
@@ -485,20 +569,36 @@ def _quantifier(reply: LLMCheckDraft, inner: Check, quote: str) -> Check:
 _FIXES: tuple[tuple[str, str], ...] = (
     ("needs a baseline", "name the quantity it is compared with in baselines, even where the "
      "claim names it only by a word ('lossless' -> lossless_accuracy)"),
+    ("(a formula", "a formula of symbols states no number: leave that part out, or answer "
+     "'none' when nothing else is checkable"),
+    ("only inside a formula", "a number inside a formula of symbols is not a stated value: "
+     "leave that part out unless the claim gives the formula's value as a number"),
     ("is not one number", "copy one number as the claim writes it into number (a range's "
-     "second end into upper)"),
+     "second end into upper; '28/30' is two numbers); a formula of symbols states no number"),
     ("is not stated in the quote", "copy each number exactly as the claim writes it"),
     ("is not named in the quote", "copy each setting's name exactly as the claim writes it"),
     ("not a product of powers", "copy the rate's whole expression as the claim writes it "
-     "(O/Theta/Omega around it); a sum or a symbolic exponent cannot be checked"),
-    ("does not give the exponent", "name in variable the swept variable of the rate, one "
-     "outside any sum or polylog"),
-    ("is not a variable of", "name in variable a variable the expression writes"),
+     "(O/Theta/Omega around it); a symbolic exponent (n^(d-1)) or poly(...) cannot be "
+     "checked: leave that part out"),
+    ("does not give the exponent", "name in variable a variable outside any sum or polylog, "
+     "or leave that part out"),
+    ("is not a variable of", "name in variable a variable the expression writes with a "
+     "number for its exponent (a variable only inside a symbolic exponent cannot be checked: "
+     "leave that part out)"),
     ("needs its variable", "name in variable (or sweep) the variable the runs sweep"),
     ("needs its order", "give the order: O, Theta or Omega"),
     ("needs a constant", "copy the number the claim states into number"),
     ("needs a comparator", "give the comparator: ge, gt, le, lt or between"),
-    ("would not use", "put every number the claim reports as a result into one part (also)"),
+    ("would not use", "put every number the claim reports as a result into one part (also), "
+     "the baselines' values too; where such a number cannot be checked, answer 'none'"),
+    ("settings are named", "count is the number of settings: list every one in labels, or "
+     "leave labels empty and give count as the claim writes it"),
+    ("settings not enumerated", "name the settings in labels, or give their count as written "
+     "with quantifier for_all; an average over them is one quantity (subject average_...)"),
+    ("identity's constant", "an identity's number is the tolerance the claim writes "
+     "('1e-12'); an exact value (0, 100%) is 'equal'"),
+    ("is not an identity", "state the gap's decreasing trend over the swept variable, or a "
+     "rate the claim writes, or answer 'none'"),
 )  # fmt: skip
 
 
@@ -506,6 +606,27 @@ def _what_to_change(reason: str) -> str:
     """``reason`` with what to change in the draft, where the refusal's words say it."""
     fix = next((fix for words, fix in _FIXES if words in reason), "")
     return f"{reason} (to fix: {fix})" if fix else reason
+
+
+def _consistent(leaves: list[Check]) -> list[Check]:
+    """The parts without a "comparable" that the claim's own values, stated in other parts,
+    refute ("0.008, nearly matching 0.007": 14 % apart, beyond the comparable's 5 %): those
+    values say how close the claim means; the comparable part is left out, never the values."""
+    values: dict[str, list[float]] = {}
+    for leaf in leaves:
+        if leaf.relation is Relation.equal and leaf.constant is not None and leaf.subject:
+            values.setdefault(leaf.subject, []).append(leaf.constant.value)
+
+    def refuted(leaf: Check) -> bool:
+        if leaf.relation is not Relation.comparable or len(leaf.baselines) != 1:
+            return False
+        a, b = values.get(leaf.subject, []), values.get(leaf.baselines[0], [])
+        if len(a) != 1 or len(b) != 1:
+            return False
+        return abs(a[0] - b[0]) > leaf.tolerance.margin(max(abs(a[0]), abs(b[0])))
+
+    kept = [leaf for leaf in leaves if not refuted(leaf)]
+    return kept or leaves
 
 
 def _stated(leaf: Check) -> set[str]:
@@ -538,7 +659,7 @@ def check_from_llm(reply: LLMCheckDraft, quote: str) -> Draft:
         return Draft(reason=f"the model finds no check: {why}", rule="llm")
     try:
         leaves = [_leaf(reply, quote), *(_part(part, quote) for part in reply.also)]
-        leaves = _named_apart(leaves)
+        leaves = _named_apart(_consistent(leaves))
         check = (
             leaves[0]
             if len(leaves) == 1
