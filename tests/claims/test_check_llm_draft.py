@@ -895,3 +895,22 @@ def test_a_comparable_part_the_claims_own_values_refute_is_left_out() -> None:
                     also=values)  # fmt: skip
     assert [p.relation for p in kept.parts] == [Relation.equal, Relation.equal,
                                                 Relation.comparable]  # fmt: skip
+
+
+def test_a_value_for_every_setting_needs_the_claims_universal_and_no_one_setting() -> None:
+    scoped = "Wombat reaches high AUROC across six benchmarks, e.g. 0.951 (Quux) and 0.902 (Zorp)."
+    one = {"relation": "equal", "subject": "auroc", "number": "0.951",
+           "quantifier": "for_all", "over": "dataset"}  # fmt: skip
+    reason = _refused(scoped, relation="equal", subject="auroc_zorp", number="0.902",
+                      also=[one])  # fmt: skip
+    assert "for every setting, where the claim gives it for one" in reason
+    assert "to fix:" in reason
+    plain = "Wombat scores 71.2 on Quux, beating Blip and Zorp."
+    reason = _refused(plain, relation="equal", subject="score", number="71.2",
+                      quantifier="for_all", over="baseline")  # fmt: skip
+    assert "states no universal over settings" in reason
+    every = "Wombat reaches 100% recall on all three Quux splits."
+    check = _drafted(every, relation="equal", subject="recall", number="100%",
+                     quantifier="for_all", over="split", count="three")  # fmt: skip
+    assert check.relation is Relation.for_all and check.inner is not None
+    assert check.inner.tolerance.rel == 0

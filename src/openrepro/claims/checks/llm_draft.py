@@ -597,6 +597,8 @@ _FIXES: tuple[tuple[str, str], ...] = (
      "with quantifier for_all; an average over them is one quantity (subject average_...)"),
     ("identity's constant", "an identity's number is the tolerance the claim writes "
      "('1e-12'); an exact value (0, 100%) is 'equal'"),
+    ("for every setting", "a value the claim gives for one setting is a part of its own, "
+     "outside the for_all (name the setting in the quantity)"),
     ("is not an identity", "state the gap's decreasing trend over the swept variable, or a "
      "rate the claim writes, or answer 'none'"),
 )  # fmt: skip
@@ -627,6 +629,39 @@ def _consistent(leaves: list[Check]) -> list[Check]:
 
     kept = [leaf for leaf in leaves if not refuted(leaf)]
     return kept or leaves
+
+
+#: words that state a universal over settings ("on all four datasets", "across benchmarks")
+_UNIVERSAL = re.compile(
+    r"\b(?:all|every|each|both|across|consistently|always|any|uniformly)\b", re.IGNORECASE
+)
+#: a value the quote scopes to one setting: "0.992 (MVTec)", "10^2 on CIFAR-10", "for Quux"
+_SCOPED_AFTER = re.compile(
+    r"^[^\s,;.]*\s*(?:\(\s*(?!Table|Fig|Figure|Sec|Section|Eq|Appendix|e\.g|i\.e)[A-Z]"
+    r"|(?:on|for|in|with)\s+(?:the\s+)?[A-Z][\w-]*\d*\b(?![^,;.]{0,12}\band\b))"
+)
+
+
+def _scope_problem(check: Check, quote: str) -> str:
+    """Why a quantifier of ``check`` over settings claims a value the quote does not state for
+    every setting, or "": a ``for_all`` of one value ("for every dataset: auroc = 0.992") holds
+    for each setting only where the claim says so (all, each, both, across) and does not scope
+    the value to one setting ("0.992 (MVTec)", "roughly 10^2 on CIFAR-10"). A ``for_all`` of
+    several parts (an ordering per setting, and values named per setting) is left as it is."""
+    hay = normalize_with_map(quote)[0]
+    for node in check.nodes():
+        if node.relation is not Relation.for_all or node.inner is None:
+            continue
+        inner = node.inner
+        if inner.relation is Relation.equal and inner.constant is not None:
+            text = inner.constant.text.strip()
+            if not _UNIVERSAL.search(hay):
+                return (f"a value {text!r} for every setting, where the claim states no "
+                        "universal over settings")  # fmt: skip
+            places = [m.end() for m in re.finditer(re.escape(text), hay)]
+            if places and all(_SCOPED_AFTER.match(hay[at : at + 40]) for at in places):
+                return f"a value {text!r} for every setting, where the claim gives it for one"
+    return ""
 
 
 def _stated(leaf: Check) -> set[str]:
@@ -667,6 +702,9 @@ def check_from_llm(reply: LLMCheckDraft, quote: str) -> Draft:
         )
         if reply.quantifier != "none" or reply.labels or reply.count or reply.at_least:
             check = _quantifier(reply, check, quote)
+        scope = _scope_problem(check, quote)
+        if scope:
+            raise ValueError(scope)
         check = Check.model_validate(
             check.model_copy(update={"quote": quote, "rule": "llm"}).model_dump()
         )
