@@ -814,7 +814,7 @@ def test_a_subscripted_variable_is_the_rates_variable() -> None:
     ],
 )
 def test_a_value_at_its_bound_is_held_exactly(quote: str, number: str) -> None:
-    check = _drafted(quote, relation="equal", subject="x", number=number)
+    check = _drafted(quote, relation="equal", subject="pass_rate", number=number)
     assert check.tolerance.rel == 0 and check.tolerance.abs == 0
 
 
@@ -824,12 +824,14 @@ def test_a_value_at_its_bound_is_held_exactly(quote: str, number: str) -> None:
         ("Wombat reaches nearly 100% agreement with Blip.", "100%"),
         ("Wombat reaches 98.5% agreement with Blip.", "98.5%"),
         ("Wombat is 1.0x as fast as Blip.", "1.0x"),  # a ratio of 1 is a value, not a bound
+        ("The fitted slope of Wombat's loss is 1.00 on Quux.", "1.00"),  # not at a bound
     ],
 )
 def test_a_value_written_inexactly_or_inside_its_range_keeps_its_tolerance(
     quote: str, number: str
 ) -> None:
-    check = _drafted(quote, relation="equal", subject="x", number=number)
+    subject = "slope" if "slope" in quote else "agreement"
+    check = _drafted(quote, relation="equal", subject=subject, number=number)
     assert check.tolerance.rel > 0
 
 

@@ -340,16 +340,26 @@ _INEXACT = re.compile(
 )
 
 
-def _exact(number: str, quote: str) -> bool:
+#: quantities whose value 1 is their bound (a rate, an accuracy, a match): "1.00" is perfect
+_UNIT_INTERVAL = re.compile(
+    r"rate|accura|match|agree|recall|precision|success|probab|fraction|share|coverage|auc|"
+    r"f1|score|consisten|fidelity|pass|correl|tau|kendall|spearman",
+    re.IGNORECASE,
+)
+
+
+def _exact(number: str, quote: str, subject: str) -> bool:
     """Whether the value copied as ``number`` is at its bound and written exactly: 100%, a
-    rate or accuracy written "1.0" / "1.00", or zero ("0", "0.0", "zero"), with no approximation
-    before it, in the copy or in the quote. Such a value has no slack either way."""
+    rate, accuracy or match (``subject``) written "1.0" / "1.00", or zero ("0", "0.0", "zero"),
+    with no approximation before it, in the copy or in the quote. Such a value has no slack
+    either way (a slope or a ratio of 1.0 is not at a bound: it keeps its tolerance)."""
     if not number.strip():
         return False
     mention = _one_number(number)
+    one = not mention.unit and re.fullmatch(r"1\.0+", mention.text) is not None
     at_bound = (
         (mention.unit == "%" and mention.value == 100)
-        or (not mention.unit and re.fullmatch(r"1\.0+", mention.text) is not None)
+        or (one and _UNIT_INTERVAL.search(subject) is not None)
         or mention.value == 0
     )
     if not at_bound or number[: mention.start].strip():
@@ -421,7 +431,7 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
         and (constant.value == 0)
     ):  # "a divergence of 0.0": the value itself, held exactly
         relation = Relation.equal
-    exact = relation is Relation.equal and _exact(number, quote)
+    exact = relation is Relation.equal and _exact(number, quote, subject)
     law = GrowthLaw(reply.law) if reply.law != "none" else None
     trend = Trend(reply.trend) if reply.trend != "none" else None
     description = subject.replace("_", " ")
