@@ -404,9 +404,8 @@ def test_a_repair_that_answers_none_or_is_refused_again_is_recorded_as_repaired(
     again = {"relation": "equal", "subject": "zorp accuracy", "number": "73.5%"}
     draft = draft_check_llm(WORSE, _served(server, wrong, again))
     assert draft.check is None and draft.rule == REPAIRED_RULE
-    assert (
-        "'73.5%'" in draft.reason and "first answer:" in draft.reason and "'72.5%'" in draft.reason
-    )
+    assert "'73.5%'" in draft.reason and "'72.5%'" in draft.reason
+    assert "after the repair round; first:" in draft.reason
     assert len(server.chat_bodies()) == 4
 
 
@@ -916,3 +915,9 @@ def test_a_value_for_every_setting_needs_the_claims_universal_and_no_one_setting
                      quantifier="for_all", over="split", count="three")  # fmt: skip
     assert check.relation is Relation.for_all and check.inner is not None
     assert check.inner.tolerance.rel == 0
+
+
+def test_a_count_out_of_a_total_is_two_numbers_and_the_refusal_says_how_to_write_it() -> None:
+    reason = _refused("Wombat solves 28/30 Quux puzzles.", relation="equal", subject="solved",
+                      number="28/30")  # fmt: skip
+    assert "'28/30' is two numbers" in reason and "at_least '9' of count '10'" in reason

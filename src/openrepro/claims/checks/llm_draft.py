@@ -213,6 +213,8 @@ def _one_number(text: str, *, counts: bool = False) -> NumberMention:
         raise ValueError(f"{text!r} is not one number")
     mention = mentions[0]
     before, after = text[: mention.start], text[mention.end :]
+    if re.match(r"\s*/\s*\d", after):  # "28/30", "50/0": a count out of a total, two numbers
+        raise ValueError(f"{text!r} is two numbers, not one")
     if not (_NUMBER_BEFORE.fullmatch(before) and _NUMBER_AFTER.fullmatch(after)):
         # "1 - K/|U|", "p(U)/(K+1)": a formula around a number states no number
         raise ValueError(f"{text!r} is not one number (a formula: leave the number empty)")
@@ -581,6 +583,8 @@ _FIXES: tuple[tuple[str, str], ...] = (
      "claim names it only by a word ('lossless' -> lossless_accuracy)"),
     ("(a formula", "a formula of symbols states no number: leave that part out, or answer "
      "'none' when nothing else is checkable"),
+    ("is two numbers", "'9/10 tasks' is at_least '9' of count '10' with quantifier for_all; "
+     "two reported values are two parts"),
     ("only inside a formula", "a number inside a formula of symbols is not a stated value: "
      "leave that part out unless the claim gives the formula's value as a number"),
     ("is not one number", "copy one number as the claim writes it into number (a range's "
@@ -795,7 +799,8 @@ def draft_check_llm(
         again = check_from_llm(second.value, quote)
         reason = again.reason
         if _refused(again, second.value):
-            reason = f"{again.reason} (after the repair round; first answer: {draft.reason})"
+            first = "the same" if again.reason == draft.reason else f"first: {draft.reason}"
+            reason = f"{again.reason} (after the repair round; {first})"
         draft = again.model_copy(update={"rule": REPAIRED_RULE, "reason": reason})
     if draft.check is not None and claim_id:
         return draft.model_copy(update={"check": draft.check.for_claim(claim_id)})
