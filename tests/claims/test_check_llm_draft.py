@@ -846,6 +846,12 @@ def test_an_order_of_magnitude_is_read_as_one() -> None:
         assert part.upper.value == pytest.approx(value * 10**0.5)
     below = _drafted(quote, relation="bound", subject="drift", comparator="le", number="1e-6")
     assert below.constant is not None and below.constant.value == pytest.approx(1e-6 * 10**0.5)
+    sup = _drafted("Gains vanish beyond roughly 10\u00b3 agents.", relation="equal",
+                   subject="agents", number="10\u00b3")  # fmt: skip
+    assert sup.relation is Relation.bound and sup.upper is not None
+    hundred = "After about 10^2 steps, Wombat keeps 100 agents alive."
+    kept = _drafted(hundred, relation="equal", subject="agents", number="100")
+    assert kept.relation is Relation.equal  # "100" is not the magnitude "10^2"
     exact = "Wombat keeps the drift at 1e-6 on every run."  # no approximation: the value
     plain = _drafted(exact, relation="equal", subject="drift", number="1e-6")
     assert plain.relation is Relation.equal and plain.constant is not None

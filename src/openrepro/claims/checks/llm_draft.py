@@ -323,11 +323,12 @@ def _magnitude(constant: Constant, quote: str) -> NumberMention | None:
     """The order of magnitude the quote states where ``constant`` is copied from ("roughly
     1e-5", "~10^2": :func:`~openrepro.claims.values.find_magnitudes`), or None."""
     text = constant.text.strip()
+    notation = bool(find_magnitudes(f"~{text}"))  # "10^2" copied for the claim's "10²"
     return next(
         (
             m
             for m in find_magnitudes(normalize_with_map(quote)[0]) + find_magnitudes(quote)
-            if m.text == text or math.isclose(m.value, constant.value, rel_tol=1e-9)
+            if m.text == text or (notation and math.isclose(m.value, constant.value, rel_tol=1e-9))
         ),
         None,
     )
