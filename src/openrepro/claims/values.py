@@ -678,7 +678,7 @@ _FORMULA_AFTER = re.compile(
 
 def in_formula(sentence: str, start: int, end: int) -> bool:
     """Whether the number at ``sentence[start:end]`` is a term of a formula of symbols: an
-    arithmetic operator joins it to a variable ("1 - K/|U|", "g(U)/(K+1)", "N-1", "rho/(1-rho)").
+    arithmetic operator joins it to a variable ("1 - M/|V|", "h(V)/(M+1)", "N-1", "lam/(1-lam)").
     Such a number states no value of its own. A sign, a range ("1.5-2.0"), a label
     ("ResNet-50"), a unit ("305 tokens/s") or a compound word ("a 5-point gain") is not a
     formula."""

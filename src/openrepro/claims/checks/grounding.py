@@ -9,7 +9,7 @@ A :class:`~openrepro.claims.checks.records.Constant` is grounded in a quote when
    the number is a percentage (``"80%"`` grounds 80 and 0.8: a rate may be logged either way),
    or an end of its order of magnitude when the quote writes one ("roughly 1e-5" grounds
    1e-5/√10 and 1e-5·√10: :func:`~openrepro.claims.values.find_magnitudes`); a number that is a
-   term of a formula of symbols ("the 1 of 1 - K/|U|",
+   term of a formula of symbols ("the 1 of 1 - M/|V|",
    :func:`~openrepro.claims.values.in_formula`) states no value and grounds nothing;
    or a power of a variable there whose exponent is the value
    (:func:`~openrepro.claims.values.find_powers`: ``"compute^0.5"`` grounds 0.5, ``"1/k²"``
@@ -110,7 +110,7 @@ def _grounded(
                 and isinstance(mention, NumberMention)
                 and in_formula(hay, mention.start, mention.end)
             ):
-                continue  # "1 - K/|U|": a number inside a formula of symbols states no value
+                continue  # "1 - M/|V|": a number inside a formula of symbols states no value
             overlaps = mention.start < position + len(text) and position < mention.end
             close = _close_exponent if isinstance(mention, PowerMention) else _close
             if overlaps and any(
@@ -146,7 +146,7 @@ def _suffixed(constant: Constant) -> bool:
 
 def _in_formula_only(constant: Constant, quote: str) -> bool:
     """Whether ``constant`` would be grounded by a number that is a term of a formula of
-    symbols ("1" of "1 - K/|U|"), and by nothing else."""
+    symbols ("1" of "1 - M/|V|"), and by nothing else."""
     return _grounded(constant, quote, [(find_numbers, _number_values)], formulas=True)
 
 

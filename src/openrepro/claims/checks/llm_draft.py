@@ -213,10 +213,10 @@ def _one_number(text: str, *, counts: bool = False) -> NumberMention:
         raise ValueError(f"{text!r} is not one number")
     mention = mentions[0]
     before, after = text[: mention.start], text[mention.end :]
-    if re.match(r"\s*/\s*\d", after):  # "28/30", "50/0": a count out of a total, two numbers
+    if re.match(r"\s*/\s*\d", after):  # "9/10": a count out of a total, two numbers
         raise ValueError(f"{text!r} is two numbers, not one")
     if not (_NUMBER_BEFORE.fullmatch(before) and _NUMBER_AFTER.fullmatch(after)):
-        # "1 - K/|U|", "p(U)/(K+1)": a formula around a number states no number
+        # "1 - M/|V|", "p(U)/(K+1)": a formula around a number states no number
         raise ValueError(f"{text!r} is not one number (a formula: leave the number empty)")
     return mention
 
@@ -589,7 +589,7 @@ _FIXES: tuple[tuple[str, str], ...] = (
     ("only inside a formula", "a number inside a formula of symbols is not a stated value: "
      "leave that part out unless the claim gives the formula's value as a number"),
     ("is not one number", "copy one number as the claim writes it into number (a range's "
-     "second end into upper; '28/30' is two numbers); a formula of symbols states no number"),
+     "second end into upper; '9/10' is two numbers); a formula of symbols states no number"),
     ("is not stated in the quote", "copy each number exactly as the claim writes it"),
     ("is not named in the quote", "copy each setting's name exactly as the claim writes it"),
     ("not a product of powers", "copy the rate's whole expression as the claim writes it "
@@ -627,7 +627,7 @@ def _what_to_change(reason: str) -> str:
 
 def _consistent(leaves: list[Check]) -> list[Check]:
     """The parts without a "comparable" that the claim's own values, stated in other parts,
-    refute ("0.008, nearly matching 0.007": 14 % apart, beyond the comparable's 5 %): those
+    refute ("0.012, nearly matching 0.010": 20 % apart, beyond the comparable's 5 %): those
     values say how close the claim means; the comparable part is left out, never the values."""
     values: dict[str, list[float]] = {}
     for leaf in leaves:
@@ -650,7 +650,7 @@ def _consistent(leaves: list[Check]) -> list[Check]:
 _UNIVERSAL = re.compile(
     r"\b(?:all|every|each|both|across|consistently|always|any|uniformly)\b", re.IGNORECASE
 )
-#: a value the quote scopes to one setting: "0.992 (MVTec)", "10^2 on CIFAR-10", "for Quux"
+#: a value the quote scopes to one setting: "0.951 (Quux)", "10^3 on Zorp", "for Quux"
 _SCOPED_AFTER = re.compile(
     r"^[^\s,;.]*\s*(?:\(\s*(?!Table|Fig|Figure|Sec|Section|Eq|Appendix|e\.g|i\.e)[A-Z]"
     r"|(?:on|for|in|with)\s+(?:the\s+)?[A-Z][\w-]*\d*\b(?![^,;.]{0,12}\band\b))"
@@ -659,9 +659,9 @@ _SCOPED_AFTER = re.compile(
 
 def _scope_problem(check: Check, quote: str) -> str:
     """Why a quantifier of ``check`` over settings claims a value the quote does not state for
-    every setting, or "": a ``for_all`` of one value ("for every dataset: auroc = 0.992") holds
+    every setting, or "": a ``for_all`` of one value ("for every dataset: auroc = 0.951") holds
     for each setting only where the claim says so (all, each, both, across) and does not scope
-    the value to one setting ("0.992 (MVTec)", "roughly 10^2 on CIFAR-10"). A ``for_all`` of
+    the value to one setting ("0.951 (Quux)", "roughly 10^3 on Zorp"). A ``for_all`` of
     several parts (an ordering per setting, and values named per setting) is left as it is."""
     hay = normalize_with_map(quote)[0]
     for node in check.nodes():
