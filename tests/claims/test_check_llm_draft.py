@@ -754,12 +754,12 @@ def test_a_ratio_given_as_a_percentage_is_a_fraction() -> None:
 
 
 def test_a_formula_around_a_number_states_no_number() -> None:
-    """A theorem's bound "1 - K/|U|" copied as the number was read as the constant 1 (read by
+    """A theorem's bound "1 - m/|S|" copied as the number was read as the constant 1 (read by
     hand on fresh7): a formula is no number; a unit or an approximation around one is."""
-    quote = "The hallucination probability is at least 1 - K/|U| for every retriever."
+    quote = "The hallucination probability is at least 1 - m/|S| for every retriever."
     formula = LLMCheckDraft(
         relation="bound", subject="hallucination probability", comparator="ge",
-        number="1 - K/|U|", direction="lower",
+        number="1 - m/|S|", direction="lower",
     )  # fmt: skip
     refused = check_from_llm(formula, quote)
     assert refused.check is None and "formula" in refused.reason
