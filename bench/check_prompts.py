@@ -9,7 +9,18 @@ would (the JSON object only) and writes ``{"request_sha256": ..., "reply": ...}`
 ``bench/replay_llm.py`` serves them and ``bench/checks_recorded.py`` measures the drafter on them.
 
     .venv/bin/python bench/check_prompts.py CLAIMS.json [CLAIMS.json ...] --out /tmp/prompts.jsonl
-        (--keys KEY ... | --keys-file KEYS.txt | --half fresh6)
+        (--keys KEY ... | --keys-file KEYS.txt | --half fresh6) [--repairs-of REC.jsonl ...]
+
+With ``--repairs-of`` (a recording of the first round's answers) it writes the **repair round**
+instead: it replays each recorded first answer through
+:func:`~openrepro.claims.checks.llm_draft.check_from_llm` and, for each answer code refuses (not a
+"none"), writes the follow-up :func:`~openrepro.claims.checks.llm_draft.draft_check_llm` sends
+(:func:`~openrepro.claims.checks.llm_draft.repair_messages`): the same fields, plus ``round`` (2),
+``first_reply`` (the recorded answer, as the assistant's message) and ``repair`` (the user's
+follow-up, code's reason in it); ``request_sha256`` is the hash of all four messages and the
+schema. The recorder answers these lines the same way, into a second recording file (or the same
+one); the replay serves both rounds by hash. A key whose first answer is not recorded, or is not
+valid for the schema, is named on stderr.
 
 ``CLAIMS.json`` is the claim list ``bench/checks_real.py`` reads (its texts carry no licence, so
 the output is written outside this repository: a path inside it is refused). ``--half`` takes
@@ -25,9 +36,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from checks_real import LABELS, _texts
-from openrepro.claims.checks.llm_draft import PROMPT_VERSION, LLMCheckDraft, draft_messages
-from openrepro.llm import request_sha256
+from openrepro.claims.checks.llm_draft import (
+    PROMPT_VERSION,
+    LLMCheckDraft,
+    check_from_llm,
+    draft_messages,
+    repair_messages,
+)
+from openrepro.llm import parse_json_reply, request_sha256
+from replay_llm import Recording, load_recording
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -46,6 +66,55 @@ def request_record(key: str, quote: str) -> dict[str, Any]:
         "user": user,
         "schema": schema,
     }
+
+
+def repair_record(key: str, quote: str, reply: str) -> dict[str, Any] | None:
+    """The repair round's line for one claim whose first answer was ``reply`` (its text as
+    recorded), or None when code takes that answer (a check, or "none"). A reply that is not
+    valid for the schema is a ValueError (the client's own schema repair would answer it)."""
+    try:
+        answer = LLMCheckDraft.model_validate(parse_json_reply(reply))
+    except ValidationError as exc:
+        raise ValueError(f"not a valid draft: {exc.errors()[0]['msg']}") from exc
+    draft = check_from_llm(answer, quote)
+    if draft.check is not None or answer.relation == "none":
+        return None
+    messages = repair_messages(quote, reply, draft.reason)
+    schema = LLMCheckDraft.model_json_schema()
+    return {
+        "key": key,
+        "prompt_version": PROMPT_VERSION,
+        "round": 2,
+        "request_sha256": request_sha256(messages, schema),
+        "system": messages[0].content,
+        "user": messages[1].content,
+        "first_reply": messages[2].content,
+        "repair": messages[3].content,
+        "schema": schema,
+    }
+
+
+def repair_records(
+    texts: dict[str, str], keys: list[str], recordings: dict[str, Recording]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The repair lines for ``keys`` from the recorded first answers, and the problems (a key
+    with no recorded first answer, or one not valid for the schema)."""
+    lines: list[dict[str, Any]] = []
+    problems: list[str] = []
+    for key in keys:
+        first = request_record(key, texts[key])
+        recorded = recordings.get(first["request_sha256"])
+        if recorded is None:
+            problems.append(f"{key}: the first answer is not recorded")
+            continue
+        try:
+            line = repair_record(key, texts[key], recorded.reply)
+        except ValueError as exc:
+            problems.append(f"{key}: the recorded first answer is {exc}")
+            continue
+        if line is not None:
+            lines.append(line)
+    return lines, problems
 
 
 def _half_keys(half: str) -> list[str]:
@@ -70,6 +139,9 @@ def main(argv: list[str] | None = None) -> int:
     which.add_argument("--keys", nargs="+", help="claim keys, <paper id>/<index>")
     which.add_argument("--keys-file", type=Path, help="a file of claim keys, one a line")
     which.add_argument("--half", help="the keys of a labelled split (e.g. fresh6)")
+    parser.add_argument("--repairs-of", type=Path, nargs="+",
+                        help="a recording of the first answers: write the repair round's "
+                        "requests for the answers code refuses")  # fmt: skip
     args = parser.parse_args(argv)
     if not _outside_repo(args.out):
         print(f"{args.out}: claim texts carry no licence; write outside the repository",
@@ -87,12 +159,23 @@ def main(argv: list[str] | None = None) -> int:
     missing = [k for k in keys if k not in texts]
     for key in missing:
         print(f"left out: {key}: not in the claim files", file=sys.stderr)
-    lines = [request_record(k, texts[k]) for k in dict.fromkeys(keys) if k in texts]
+    present = [k for k in dict.fromkeys(keys) if k in texts]
+    what = "requests"
+    if args.repairs_of:
+        recordings: dict[str, Recording] = {}
+        for path in args.repairs_of:
+            recordings.update(load_recording(path))
+        lines, problems = repair_records(texts, present, recordings)
+        for problem in problems:
+            print(f"left out: {problem}", file=sys.stderr)
+        what = f"repair requests (of {len(present)} first answers)"
+    else:
+        lines = [request_record(k, texts[k]) for k in present]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(
         "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8"
     )
-    print(f"{len(lines)} requests ({PROMPT_VERSION}) written to {args.out}")
+    print(f"{len(lines)} {what} ({PROMPT_VERSION}) written to {args.out}")
     return 1 if missing and not lines else 0
 
 

@@ -17,6 +17,14 @@ checks.
     .venv/bin/python bench/checks_recorded.py CLAIMS.json --recording REC.jsonl [--half fresh6]
         [--second REC2.jsonl] [--cases-out /tmp/cases.txt] [--json-out /tmp/report.json]
 
+The drafter sends one **repair round** where code refuses an answer
+(:func:`~openrepro.claims.checks.llm_draft.repair_messages`); its requests are written by
+``bench/check_prompts.py --repairs-of`` and their recorded answers are given with the first
+round's (``--recording FIRST.jsonl REPAIRS.jsonl``: the server serves both by hash). The script
+runs the drafter twice: without the repair round (the code's refusals of the **first answers**)
+and with it (the figures printed, and the refusals **after repair**: how many repairs gave a
+check, how many became "none", how many are still refused, how many are not recorded).
+
 ``--cases-out`` writes every claim's drafted check in words (with the label, the model's answer
 and the flags) for a read-by-hand review; it holds claim texts, so it is written outside this
 repository (a path inside it is refused). A request the recording lacks is reported as
@@ -42,7 +50,7 @@ from openrepro.claims.checks.eval import (
     evaluate_drafter,
     render_report,
 )
-from openrepro.claims.checks.llm_draft import draft_check_llm
+from openrepro.claims.checks.llm_draft import REPAIRED_RULE, draft_check_llm
 from openrepro.claims.proposals import equivalence_form
 from openrepro.errors import LLMError
 from openrepro.llm import LLMClient, parse_json_reply
@@ -73,9 +81,11 @@ def _model_answer(recordings: dict[str, Recording], quote: str) -> tuple[str, st
 
 
 def run(
-    labels: list[CheckLabel], recordings: dict[str, Recording], *, name: str
+    labels: list[CheckLabel], recordings: dict[str, Recording], *, name: str, repair: bool = False
 ) -> tuple[DrafterReport, dict[str, Draft]]:
-    """The drafter's report over ``labels`` and its draft per label id, from ``recordings``."""
+    """The drafter's report over ``labels`` and its draft per label id, from ``recordings``
+    (with ``repair``, the drafter's repair round too: a refused answer whose repair request is
+    not recorded is a draft whose reason starts with ``unrecorded``, rule ``llm``)."""
     drafts: dict[str, Draft] = {}
     by_quote: dict[str, str] = {label.quote: label.id for label in labels}
     with ReplayServer(recordings, model=name) as server:
@@ -83,7 +93,7 @@ def run(
 
         def drafter(quote: str) -> Draft:
             try:
-                draft = draft_check_llm(quote, client)
+                draft = draft_check_llm(quote, client, repair=repair)
             except LLMError as exc:
                 draft = Draft(reason=f"{UNRECORDED}: {exc}", rule="llm")
             drafts[by_quote[quote]] = draft
@@ -110,6 +120,35 @@ def refusals(
         if draft.check is None:
             refused.append((label.id, draft.reason))
     return answered, refused
+
+
+NO_CHECK = "the model finds no check"
+
+
+def repaired(
+    labels: list[CheckLabel], recordings: dict[str, Recording], drafts: dict[str, Draft]
+) -> dict[str, list[str]]:
+    """The repair round's outcome for the model's non-``none`` first answers that code refused
+    (``drafts`` from :func:`run` with ``repair``): claim ids by ``checked`` (the second answer
+    is a check), ``none`` (the model answered "none"), ``refused`` (code refused it again),
+    ``unrecorded`` (the repair request is not in the recording)."""
+    out: dict[str, list[str]] = {"checked": [], "none": [], "refused": [], "unrecorded": []}
+    for label in labels:
+        relation, _ = _model_answer(recordings, label.quote)
+        if relation in {"none", UNRECORDED}:
+            continue
+        draft = drafts[label.id]
+        if draft.rule != REPAIRED_RULE:
+            if draft.reason.startswith(UNRECORDED):
+                out["unrecorded"].append(label.id)
+            continue
+        if draft.check is not None:
+            out["checked"].append(label.id)
+        elif draft.reason.startswith(NO_CHECK):
+            out["none"].append(label.id)
+        else:
+            out["refused"].append(label.id)
+    return out
 
 
 def agreement(
@@ -201,28 +240,38 @@ def main(argv: list[str] | None = None) -> int:
     recordings: dict[str, Recording] = {}
     for path in args.recording:
         recordings.update(load_recording(path))
-    report, drafts = run(labels, recordings, name=f"recorded/{args.half}")
+    first_report, first = run(labels, recordings, name=f"first/{args.half}")
+    report, drafts = run(labels, recordings, name=f"recorded/{args.half}", repair=True)
     print(render_report(report))
-    answered, refused = refusals(labels, recordings, drafts)
-    unrecorded = sum(c.reason.startswith(UNRECORDED) for c in report.cases)
+    answered, refused = refusals(labels, recordings, first)
+    unrecorded = sum(c.reason.startswith(UNRECORDED) for c in first_report.cases)
     share = f" ({len(refused) / answered:.1%})" if answered else ""
-    print(f"  model answers not 'none': {answered}; refused by code: {len(refused)}{share}; "
-          f"unrecorded requests: {unrecorded}")  # fmt: skip
+    print(f"  model answers not 'none': {answered}; first answers refused by code: "
+          f"{len(refused)}{share}; unrecorded requests: {unrecorded}")  # fmt: skip
     for kind, n in Counter(_reason_kind(reason) for _, reason in refused).most_common():
         print(f"    {n:3} {kind}")
     for key, reason in refused:
         print(f"    {key}: {reason}")
+    rounds = repaired(labels, recordings, drafts)
+    after = len(rounds["refused"]) + len(rounds["unrecorded"])
+    share = f" ({after / answered:.1%})" if answered else ""
+    print(f"  after the repair round: refused {after}{share} (again {len(rounds['refused'])}, "
+          f"repair not recorded {len(rounds['unrecorded'])}); repairs that gave a check "
+          f"{len(rounds['checked'])}, that became 'none' {len(rounds['none'])}")  # fmt: skip
+    for key in rounds["refused"]:
+        print(f"    {key}: {drafts[key].reason}")
     summary: dict[str, Any] = {
         "report": report.model_dump(mode="json"),
         "answered": answered,
         "refused": refused,
+        "repair": rounds,
         "unrecorded": unrecorded,
     }
     if args.second:
         second: dict[str, Recording] = {}
         for path in args.second:
             second.update(load_recording(path))
-        _, other = run(labels, second, name=f"second/{args.half}")
+        _, other = run(labels, second, name=f"second/{args.half}", repair=True)
         line = agreement(labels, drafts, other, {c.id: c for c in report.cases})
         print(f"  {line}")
         summary["agreement"] = line

@@ -11,8 +11,13 @@ A request with no recorded reply is answered HTTP 422 with a message that names 
 prompt or the schema changed since the recording, or the claim was not recorded); so is a
 request in the plain ``text`` mode, whose schema is folded into the prompt.
 
-    .venv/bin/python bench/replay_llm.py RECORDED.jsonl [--port 8011] [--model recorded]
+    .venv/bin/python bench/replay_llm.py RECORDED.jsonl [REPAIRS.jsonl] [--port 8011]
+        [--model recorded]
     # then: OPENREPRO_LLM_URL=http://127.0.0.1:8011/v1 ...
+
+The drafter's repair round (four messages: the request, the first answer as the assistant's,
+the repair text) is one more request, hashed the same way: give its recording as a further file
+(``bench/check_prompts.py --repairs-of`` writes those requests), or in the same file.
 
 Endpoints: ``GET /v1/models``, ``POST /v1/chat/completions``. ``ReplayServer`` runs it in a
 thread for ``bench/checks_recorded.py`` and the tests.

@@ -65,3 +65,25 @@ def test_the_shared_number_reader_skips_identifiers_and_reads_exponents() -> Non
         )
     ]
     assert found == [("66.59%", 66.59), ("2 x 10^5", 200000.0), ("4.5k", 4500.0)]
+
+
+def test_a_number_inside_a_formula_of_symbols_grounds_nothing() -> None:
+    quote = "The miss rate is at least 1 - M/|V|, and Wombat reaches 1 run in 2.1x-2.4x less time."
+    assert not is_grounded_constant(Constant(value=1, text="1"), "the bound is 1 - M/|V|.")
+    assert is_grounded_constant(Constant(value=1, text="1"), quote)  # "reaches 1 run"
+    assert is_grounded_constant(Constant(value=2.4, text="2.4x"), quote)  # a range, no formula
+    check = Check(relation=Relation.bound, quantities=[Quantity(name="miss")], subject="miss",
+                  comparator=Comparator.ge, constant=Constant(value=1, text="1"))  # fmt: skip
+    (problem,) = grounding_problems(check, "The miss rate is at least 1 - M/|V|.")
+    assert "only inside a formula of symbols" in problem
+
+
+def test_an_order_of_magnitude_grounds_its_ends_and_a_word_grounds_its_number() -> None:
+    quote = "Wombat keeps the drift at roughly 1e-6 with zero restarts, ranking third."
+    low, high = 1e-6 / 10**0.5, 1e-6 * 10**0.5
+    assert is_grounded_constant(Constant(value=low, text="1e-6"), quote)
+    assert is_grounded_constant(Constant(value=high, text="1e-6"), quote)
+    assert not is_grounded_constant(Constant(value=high, text="1e-6"), "drift at 1e-6")
+    assert is_grounded_constant(Constant(value=0, text="zero"), quote)
+    assert is_grounded_constant(Constant(value=3, text="third"), quote)
+    assert not is_grounded_constant(Constant(value=4, text="third"), quote)

@@ -23,7 +23,13 @@ from openrepro.claims.checks import (
     draft_with_fallback,
     grounding_problems,
 )
-from openrepro.claims.checks.llm_draft import PROMPT_VERSION, model_may_draft
+from openrepro.claims.checks.llm_draft import (
+    PROMPT_VERSION,
+    REPAIRED_RULE,
+    draft_messages,
+    model_may_draft,
+    repair_messages,
+)
 from openrepro.claims.checks.records import (
     Check,
     Comparator,
@@ -33,7 +39,8 @@ from openrepro.claims.checks.records import (
     Trend,
     before_quantity,
 )
-from openrepro.llm import LLMClient
+from openrepro.claims.prompts import load_prompt
+from openrepro.llm import LLMClient, request_sha256
 from openrepro.llm.embedded import EmbeddedBackend
 from openrepro.llm.openai_backend import OpenAIBackend
 
@@ -185,7 +192,7 @@ def test_a_served_rate_reply_becomes_a_rate_check_read_by_code(server: FakeOpenA
     assert check.rate.exponent.value == -1  # read by code from "O(1/T)", never by the model
     assert check.quantities[0].key == "claims/p1/C3/optimality_gap"
     (body,) = server.chat_bodies()
-    assert PROMPT_VERSION == "check-draft-v4" and '"rate"' in body["messages"][0]["content"]
+    assert PROMPT_VERSION == "check-draft-v5" and '"rate"' in body["messages"][0]["content"]
 
 
 def test_a_rate_whose_expression_is_not_the_claims_is_refused(server: FakeOpenAI) -> None:
@@ -196,13 +203,14 @@ def test_a_rate_whose_expression_is_not_the_claims_is_refused(server: FakeOpenAI
         {"relation": "rate", "subject": "gap", "order": "O", "exponent": "fast"},
         {"relation": "rate", "subject": "gap", "order": "Omega", "exponent": "1/T"},
     )
-    faster = draft_check_llm(RATE, client)
+    faster = draft_check_llm(RATE, client, repair=False)
     assert faster.check is None and "not grounded" in faster.reason and "O(1/T^2)" in faster.reason
-    other_order = draft_check_llm(RATE, client)
+    other_order = draft_check_llm(RATE, client, repair=False)
     assert other_order.check is None and "not an order Theta" in other_order.reason
-    words = draft_check_llm(RATE, client)
+    words = draft_check_llm(RATE, client, repair=False)
     assert words.check is None and "is not a product of powers" in words.reason
-    inside = draft_check_llm(RATE, client)  # "1/T" is copied from the claim's "O(1/T)"
+    # "1/T" is copied from the claim's "O(1/T)"
+    inside = draft_check_llm(RATE, client, repair=False)
     assert inside.check is None and "writes 'O(1/T)', not an order Omega" in inside.reason
 
 
@@ -213,12 +221,12 @@ def test_a_served_identity_takes_its_tolerance_from_the_quote(server: FakeOpenAI
          "number": "1e-12"},
         {"relation": "identity", "subject": "max error", "number": "1e-9"},
     )  # fmt: skip
-    draft = draft_check_llm(IDENTITY, client)
+    draft = draft_check_llm(IDENTITY, client, repair=False)
     assert draft.check is not None, draft.reason
     assert draft.check.relation is Relation.identity and draft.check.baselines == []
     assert draft.check.subject == "density_a_minus_density_b"  # the residual of the two
     assert draft.check.identity_tolerance() == 1e-12
-    invented = draft_check_llm(IDENTITY, client)
+    invented = draft_check_llm(IDENTITY, client, repair=False)
     assert (
         invented.check is None and "'1e-9'" in invented.reason and "not stated" in invented.reason
     )
@@ -228,17 +236,18 @@ def test_a_served_exponential_law_reads_its_base(server: FakeOpenAI) -> None:
     quote = "The number of reachable states grows as 2^H in the horizon H."
     reply = {"relation": "growth", "law": "exponential", "subject": "reachable states",
              "number": "2^H", "sweep": "horizon"}  # fmt: skip
-    draft = draft_check_llm(quote, _served(server, reply))
+    draft = draft_check_llm(quote, _served(server, reply), repair=False)
     assert draft.check is not None, draft.reason
     assert draft.check.law is GrowthLaw.exponential and draft.check.sweep == "horizon"
     assert draft.check.constant is not None and draft.check.constant.value == 2
     decay = "The residual error decays exponentially in the number of sweeps."
     reply = {"relation": "growth", "law": "exponential", "trend": "decreasing",
              "subject": "residual error", "number": "0.5", "sweep": "sweeps"}  # fmt: skip
-    invented = draft_check_llm(decay, _served(server, reply))  # a base the claim never states
+    # a base the claim never states
+    invented = draft_check_llm(decay, _served(server, reply), repair=False)
     assert invented.check is None and "'0.5'" in invented.reason
     reply["number"] = ""
-    decays = draft_check_llm(decay, _served(server, reply))
+    decays = draft_check_llm(decay, _served(server, reply), repair=False)
     assert decays.check is not None and decays.check.trend is Trend.decreasing
 
 
@@ -251,7 +260,7 @@ def test_a_served_counted_quantifier_is_9_of_10(server: FakeOpenAI) -> None:
         {**inner, "quantifier": "for_all", "over": "task", "count": "10", "at_least": "11"},
         inner,  # the quantifier dropped: the audit refuses it
     )
-    draft = draft_check_llm(COUNTED, client)
+    draft = draft_check_llm(COUNTED, client, repair=False)
     check = draft.check
     assert check is not None, draft.reason
     assert check.relation is Relation.for_all and check.sweep == "task"
@@ -259,11 +268,12 @@ def test_a_served_counted_quantifier_is_9_of_10(server: FakeOpenAI) -> None:
     assert check.at_least is not None and check.at_least.value == 9
     assert check.inner is not None and check.inner.constant is not None
     assert check.inner.constant.value == 90
-    misread = draft_check_llm(COUNTED, client)  # "90" is the 90% of the claim, not a count
+    # "90" is the 90% of the claim, not a count
+    misread = draft_check_llm(COUNTED, client, repair=False)
     assert misread.check is None and "does not write '9' of '90'" in misread.reason
-    more = draft_check_llm(COUNTED, client)
+    more = draft_check_llm(COUNTED, client, repair=False)
     assert more.check is None and "'11' of '10'" in more.reason
-    dropped = draft_check_llm(COUNTED, client)
+    dropped = draft_check_llm(COUNTED, client, repair=False)
     assert dropped.check is None and "refused" in dropped.reason
 
 
@@ -277,12 +287,12 @@ def test_a_served_quantifier_over_named_settings_is_grounded(server: FakeOpenAI)
         {**ordering, "quantifier": "for_all", "labels": ["CIFAR-10", "SVHN", "ImageNet"]},
         {**ordering, "quantifier": "for_all", "labels": ["CIFAR-10", "SVHN"], "count": "3"},
     )  # fmt: skip
-    draft = draft_check_llm(NAMED, client)
+    draft = draft_check_llm(NAMED, client, repair=False)
     assert draft.check is not None, draft.reason
     assert draft.check.labels == ["CIFAR-10", "SVHN", "STL-10"]
-    unnamed = draft_check_llm(NAMED, client)
+    unnamed = draft_check_llm(NAMED, client, repair=False)
     assert unnamed.check is None and "'ImageNet' is not named in the quote" in unnamed.reason
-    uncounted = draft_check_llm(NAMED, client)  # "3" is not in the claim
+    uncounted = draft_check_llm(NAMED, client, repair=False)  # "3" is not in the claim
     assert uncounted.check is None and "count '3' is not written" in uncounted.reason
 
 
@@ -322,18 +332,81 @@ def test_the_fallback_drafts_a_rate_the_rules_settle(server: FakeOpenAI) -> None
 
 # -- check-draft-v4 is frozen: recorded answers (bench/replay_llm.py) are keyed by this hash -------
 
-#: request_sha256 of the v4 messages and schema for QUOTE; a change of the prompt text, of the
-#: schema's fields, types or docstrings changes it: bump the prompt version (a new file) instead
-V4_REQUEST_SHA256 = "40f285ba487cb186a86eb177ccd4027261381a8886fb23d75ab224a7649d486f"
+#: request_sha256 of the v5 messages and schema for QUOTE, and of the repair round's four messages
+#: for REPAIRED_REPLY; a change of the prompt text (the repair section too), of the schema's
+#: fields, types or docstrings changes them: bump the prompt version (a new file) instead
+V5_REQUEST_SHA256 = "699d2e70035cf901a453cb17d3557e86ed5c96b85c854b8c84476a75eecaef9b"
+V5_REPAIR_SHA256 = "02a7de27b7de24cec1067a77c87a62393b222e8b412ee9f9c33a1db10b6f7082"
+REPAIRED_REPLY = '{"relation": "ratio", "subject": "apt", "baselines": ["lora"], "number": "9x"}'
 
 
-def test_the_v4_request_is_frozen() -> None:
-    from openrepro.claims.checks.llm_draft import draft_messages
-    from openrepro.llm import request_sha256
-
+def test_the_v5_request_and_its_repair_are_frozen() -> None:
     messages = draft_messages(QUOTE)
     assert [m.role for m in messages] == ["system", "user"]
-    assert request_sha256(messages, LLMCheckDraft.model_json_schema()) == V4_REQUEST_SHA256
+    schema = LLMCheckDraft.model_json_schema()
+    assert request_sha256(messages, schema) == V5_REQUEST_SHA256
+    repair = repair_messages(QUOTE, REPAIRED_REPLY, "constant 9 ('9x') is not stated")
+    assert [m.role for m in repair] == ["system", "user", "assistant", "user"]
+    assert repair[:2] == messages and repair[2].content == REPAIRED_REPLY
+    assert "constant 9 ('9x') is not stated" in repair[3].content
+    assert request_sha256(repair, schema) == V5_REPAIR_SHA256
+
+
+def test_the_v4_prompt_is_kept_and_has_no_repair_round() -> None:
+    v4 = load_prompt("check-draft-v4")
+    assert v4.repair is None
+    with pytest.raises(ValueError, match="no '## repair' section"):
+        v4.render_repair(reason="x")
+    assert load_prompt(PROMPT_VERSION).render_repair(reason="R1").count("R1") == 1
+
+
+# -- the repair round: code's refusal goes back to the model once ---------------------------------
+
+WORSE = "Zorp reaches 71.5% accuracy, 3.2 points above Blip."
+
+
+def test_a_refused_answer_is_sent_back_once_with_what_to_change(server: FakeOpenAI) -> None:
+    wrong = {"relation": "equal", "subject": "zorp accuracy", "number": "72.5%"}
+    fixed = {"relation": "difference", "subject": "zorp accuracy",
+             "baselines": ["blip accuracy"], "comparator": "eq", "number": "3.2",
+             "also": [{"relation": "equal", "subject": "zorp accuracy",
+                       "number": "71.5%"}]}  # fmt: skip
+    draft = draft_check_llm(WORSE, _served(server, wrong, fixed), claim_id="p1/C1")
+    assert draft.check is not None, draft.reason
+    assert draft.rule == REPAIRED_RULE and draft.check.rule == "llm"
+    first, second = server.chat_bodies()
+    assert len(first["messages"]) == 2
+    roles = [m["role"] for m in second["messages"]]
+    assert roles == ["system", "user", "assistant", "user"]
+    assert json.loads(second["messages"][2]["content"]) == wrong  # the first answer, as sent
+    follow_up = second["messages"][3]["content"]
+    assert "not grounded" in follow_up and "to fix: copy each number" in follow_up
+
+
+def test_without_repair_or_after_none_no_second_request_is_sent(server: FakeOpenAI) -> None:
+    wrong = {"relation": "equal", "subject": "zorp accuracy", "number": "72.5%"}
+    draft = draft_check_llm(WORSE, _served(server, wrong), repair=False)
+    assert draft.check is None and draft.rule == "llm" and "not grounded" in draft.reason
+    none = {"relation": "none", "reason": "a description"}
+    draft = draft_check_llm(WORSE, _served(server, none))
+    assert draft.check is None and draft.rule == "llm"
+    assert len(server.chat_bodies()) == 2  # one request each
+
+
+def test_a_repair_that_answers_none_or_is_refused_again_is_recorded_as_repaired(
+    server: FakeOpenAI,
+) -> None:
+    wrong = {"relation": "equal", "subject": "zorp accuracy", "number": "72.5%"}
+    none = {"relation": "none", "reason": "cannot be checked"}
+    draft = draft_check_llm(WORSE, _served(server, wrong, none))
+    assert draft.check is None and draft.rule == REPAIRED_RULE
+    assert draft.reason.startswith("the model finds no check: cannot be checked")
+    again = {"relation": "equal", "subject": "zorp accuracy", "number": "73.5%"}
+    draft = draft_check_llm(WORSE, _served(server, wrong, again))
+    assert draft.check is None and draft.rule == REPAIRED_RULE
+    assert "'73.5%'" in draft.reason and "'72.5%'" in draft.reason
+    assert "after the repair round; first:" in draft.reason
+    assert len(server.chat_bodies()) == 4
 
 
 # -- check-draft-v4: the reader takes what a model copies -----------------------------------------
@@ -386,7 +459,7 @@ def test_a_rate_refusal_says_what_to_change() -> None:
                           variable="\u03b5", order="O")  # fmt: skip
     draft = check_from_llm(reply, quote)
     assert draft.check is None and "to fix:" in draft.reason
-    assert "a symbolic exponent cannot be checked" in draft.reason
+    assert "a symbolic exponent (n^(d-1)) or poly(...) cannot be checked" in draft.reason
     inside = LLMCheckDraft(relation="rate", subject="risk", exponent="Omega(eta^2 (r-rho)^2 T)",
                            variable="r")  # fmt: skip
     refused = check_from_llm(inside, "The risk is Omega(eta^2 (r-rho)^2 T).")
@@ -681,12 +754,12 @@ def test_a_ratio_given_as_a_percentage_is_a_fraction() -> None:
 
 
 def test_a_formula_around_a_number_states_no_number() -> None:
-    """A theorem's bound "1 - K/|U|" copied as the number was read as the constant 1 (read by
+    """A theorem's bound "1 - m/|S|" copied as the number was read as the constant 1 (read by
     hand on fresh7): a formula is no number; a unit or an approximation around one is."""
-    quote = "The hallucination probability is at least 1 - K/|U| for every retriever."
+    quote = "The hallucination probability is at least 1 - m/|S| for every retriever."
     formula = LLMCheckDraft(
         relation="bound", subject="hallucination probability", comparator="ge",
-        number="1 - K/|U|", direction="lower",
+        number="1 - m/|S|", direction="lower",
     )  # fmt: skip
     refused = check_from_llm(formula, quote)
     assert refused.check is None and "formula" in refused.reason
@@ -695,3 +768,162 @@ def test_a_formula_around_a_number_states_no_number() -> None:
         relation="equal", subject="latency", number="~4.5 ms/token", direction="lower"
     )
     assert check_from_llm(reply, latency.replace("about", "~")).check is not None
+
+
+# -- check-draft-v5: the reader decides the semantic rules by code ---------------------------------
+
+
+def _refused(quote: str, **fields: object) -> str:
+    draft = check_from_llm(LLMCheckDraft.model_validate(fields), quote)
+    assert draft.check is None
+    return draft.reason
+
+
+@pytest.mark.parametrize(
+    ("quote", "number", "value"),
+    [
+        ("The planner needs zero restarts on the Quux maze.", "zero", 0.0),
+        ("Wombat ranks third on the Quux leaderboard.", "third", 3.0),
+        ("The Quux corpus spans four genres.", "four", 4.0),
+        ("Wombat spends a third of the budget of Blip.", "a third", 1 / 3),
+    ],
+)
+def test_numbers_copied_as_words_are_read_and_grounded(
+    quote: str, number: str, value: float
+) -> None:
+    check = _drafted(quote, relation="equal", subject="x", number=number)
+    assert check.constant is not None and check.constant.value == pytest.approx(value)
+    assert check.constant.text == number
+
+
+def test_a_subscripted_variable_is_the_rates_variable() -> None:
+    quote = "Blending cuts the cost from O(K_max^4) to O(K_max^2)."
+    check = _drafted(quote, relation="rate", subject="cost", exponent="O(K_max^2)",
+                     variable="K_max")  # fmt: skip
+    assert check.rate is not None and check.rate.symbol == "K_max"
+    assert check.rate.exponent.value == 2
+
+
+@pytest.mark.parametrize(
+    ("quote", "number"),
+    [
+        ("Wombat reaches a perfect 1.00 pass rate on Quux.", "1.00"),
+        ("Wombat's outputs match Blip's exactly (100% agreement).", "100%"),
+        ("The planner needs 0 restarts on the Quux maze.", "0"),
+    ],
+)
+def test_a_value_at_its_bound_is_held_exactly(quote: str, number: str) -> None:
+    check = _drafted(quote, relation="equal", subject="pass_rate", number=number)
+    assert check.tolerance.rel == 0 and check.tolerance.abs == 0
+
+
+@pytest.mark.parametrize(
+    ("quote", "number"),
+    [
+        ("Wombat reaches nearly 100% agreement with Blip.", "100%"),
+        ("Wombat reaches 98.5% agreement with Blip.", "98.5%"),
+        ("Wombat is 1.0x as fast as Blip.", "1.0x"),  # a ratio of 1 is a value, not a bound
+        ("The fitted slope of Wombat's loss is 1.00 on Quux.", "1.00"),  # not at a bound
+    ],
+)
+def test_a_value_written_inexactly_or_inside_its_range_keeps_its_tolerance(
+    quote: str, number: str
+) -> None:
+    subject = "slope" if "slope" in quote else "agreement"
+    check = _drafted(quote, relation="equal", subject=subject, number=number)
+    assert check.tolerance.rel > 0
+
+
+def test_an_order_of_magnitude_is_read_as_one() -> None:
+    quote = "Wombat keeps the drift at roughly 1e-6 and the residual near |r| \u2248 1e-8."
+    residual = {"relation": "equal", "subject": "residual", "number": "1e-8"}
+    check = _drafted(quote, relation="equal", subject="drift", number="roughly 1e-6",
+                     also=[residual])  # fmt: skip
+    for part, value in zip(check.parts, (1e-6, 1e-8), strict=True):
+        assert part.relation is Relation.bound and part.comparator is Comparator.between
+        assert part.constant is not None and part.upper is not None
+        assert part.constant.value == pytest.approx(value / 10**0.5)
+        assert part.upper.value == pytest.approx(value * 10**0.5)
+    below = _drafted(quote, relation="bound", subject="drift", comparator="le", number="1e-6")
+    assert below.constant is not None and below.constant.value == pytest.approx(1e-6 * 10**0.5)
+    sup = _drafted("Gains vanish beyond roughly 10\u00b3 agents.", relation="equal",
+                   subject="agents", number="10\u00b3")  # fmt: skip
+    assert sup.relation is Relation.bound and sup.upper is not None
+    hundred = "After about 10^2 steps, Wombat keeps 100 agents alive."
+    kept = _drafted(hundred, relation="equal", subject="agents", number="100")
+    assert kept.relation is Relation.equal  # "100" is not the magnitude "10^2"
+    exact = "Wombat keeps the drift at 1e-6 on every run."  # no approximation: the value
+    plain = _drafted(exact, relation="equal", subject="drift", number="1e-6")
+    assert plain.relation is Relation.equal and plain.constant is not None
+    assert plain.constant.value == pytest.approx(1e-6)
+
+
+def test_a_constant_copied_out_of_a_formula_of_symbols_is_not_stated() -> None:
+    quote = "The miss rate of any table is at least 1 - M/|V| (Theorem 2)."
+    reason = _refused(quote, relation="bound", subject="miss rate", comparator="ge", number="1")
+    assert "only inside a formula of symbols" in reason and "to fix:" in reason
+    formula = _refused(quote, relation="bound", subject="miss rate", comparator="ge",
+                       number="1 - M/|V|")  # fmt: skip
+    assert "a formula of symbols states no number" in formula
+
+
+def test_refusals_say_what_to_change() -> None:
+    counted = _refused("Wombat beats Blip on Quux, Zorp and Yelp (8 tasks in all).",
+                       relation="ordering", subject="wombat", baselines=["blip"],
+                       quantifier="for_all", labels=["Quux", "Zorp", "Yelp"],
+                       count="8")  # fmt: skip
+    assert "to fix: count is the number of settings" in counted
+    symbolic = _refused("The error decays as O(n^(d-1)) in n.", relation="rate",
+                        subject="error", exponent="n^(d-1)", variable="n", order="O")  # fmt: skip
+    assert "to fix:" in symbolic and "leave that part out" in symbolic
+
+
+def test_a_convergence_is_not_an_identity_and_a_stated_zero_is_an_exact_value() -> None:
+    quote = "Gradient descent on Quux converges to the predicted balance of the two towers."
+    reason = _refused(quote, relation="identity", subject="tower_a", baselines=["tower_b"])
+    assert "is not an identity" in reason and "to fix:" in reason
+    built = "Wombat's two encoders give the same scores: a divergence of 0.0 between them."
+    check = _drafted(built, relation="identity", subject="divergence", number="0.0")
+    assert check.relation is Relation.equal and check.constant is not None
+    assert check.constant.value == 0 and check.tolerance.rel == 0 and check.tolerance.abs == 0
+
+
+def test_a_comparable_part_the_claims_own_values_refute_is_left_out() -> None:
+    quote = "Wombat reaches an error of 0.012, nearly matching Blip's 0.010 on Quux."
+    values = [{"relation": "equal", "subject": "blip error", "number": "0.010"},
+              {"relation": "comparable", "subject": "wombat error",
+               "baselines": ["blip error"]}]  # fmt: skip
+    check = _drafted(quote, relation="equal", subject="wombat error", number="0.012",
+                     also=values)  # fmt: skip
+    assert [p.relation for p in check.parts] == [Relation.equal, Relation.equal]
+    close = "Wombat reaches an error of 0.0101, nearly matching Blip's 0.0100 on Quux."
+    values[0]["number"] = "0.0100"
+    kept = _drafted(close, relation="equal", subject="wombat error", number="0.0101",
+                    also=values)  # fmt: skip
+    assert [p.relation for p in kept.parts] == [Relation.equal, Relation.equal,
+                                                Relation.comparable]  # fmt: skip
+
+
+def test_a_value_for_every_setting_needs_the_claims_universal_and_no_one_setting() -> None:
+    scoped = "Wombat reaches high AUROC across six benchmarks, e.g. 0.951 (Quux) and 0.902 (Zorp)."
+    one = {"relation": "equal", "subject": "auroc", "number": "0.951",
+           "quantifier": "for_all", "over": "dataset"}  # fmt: skip
+    reason = _refused(scoped, relation="equal", subject="auroc_zorp", number="0.902",
+                      also=[one])  # fmt: skip
+    assert "for every setting, where the claim gives it for one" in reason
+    assert "to fix:" in reason
+    plain = "Wombat scores 71.2 on Quux, beating Blip and Zorp."
+    reason = _refused(plain, relation="equal", subject="score", number="71.2",
+                      quantifier="for_all", over="baseline")  # fmt: skip
+    assert "states no universal over settings" in reason
+    every = "Wombat reaches 100% recall on all three Quux splits."
+    check = _drafted(every, relation="equal", subject="recall", number="100%",
+                     quantifier="for_all", over="split", count="three")  # fmt: skip
+    assert check.relation is Relation.for_all and check.inner is not None
+    assert check.inner.tolerance.rel == 0
+
+
+def test_a_count_out_of_a_total_is_two_numbers_and_the_refusal_says_how_to_write_it() -> None:
+    reason = _refused("Wombat solves 27/40 Quux puzzles.", relation="equal", subject="solved",
+                      number="27/40")  # fmt: skip
+    assert "'27/40' is two numbers" in reason and "at_least '9' of count '10'" in reason

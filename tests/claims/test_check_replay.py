@@ -50,7 +50,7 @@ def _recording(tmp_path: Path, dumped: list[dict[str, Any]], replies: list[Any])
 
 def test_the_dump_writes_the_exact_request_and_its_hash(tmp_path: Path) -> None:
     (line,) = _dump(tmp_path, [FASTER])
-    assert line["key"] == "zorp/0" and line["prompt_version"] == "check-draft-v4"
+    assert line["key"] == "zorp/0" and line["prompt_version"] == "check-draft-v5"
     assert line["user"].startswith(f"Claim: {FASTER}")
     assert line["schema"] == LLMCheckDraft.model_json_schema()
     assert len(line["request_sha256"]) == 64
@@ -159,3 +159,48 @@ def test_the_bench_runs_the_unchanged_drafter_on_the_recording(tmp_path: Path) -
     # two drafters that agree on the one claim both drafted
     line = checks_recorded.agreement(labels, drafts, drafts, {c.id: c for c in report.cases})
     assert "both drafted 1, equivalent 1" in line and "strictly right 1/1" in line
+
+
+def test_the_repair_round_is_dumped_recorded_and_replayed(tmp_path: Path) -> None:
+    dumped = _dump(tmp_path, [FASTER, ACCURATE, DESCRIBES])
+    first: list[Any] = [
+        {"relation": "ratio", "subject": "zorp speed", "baselines": ["blip speed"],
+         "number": "8x", "direction": "higher"},
+        {"relation": "equal", "subject": "zorp accuracy", "number": "92.5%"},  # refused
+        {"relation": "none", "reason": "describes the architecture"},
+    ]  # fmt: skip
+    recorded = _recording(tmp_path, dumped, first)
+    claims = tmp_path / "claims.json"
+    out = tmp_path / "repairs.jsonl"
+    keys = ["zorp/0", "zorp/1", "zorp/2"]
+    argv = [str(claims), "--out", str(out), "--keys", *keys, "--repairs-of", str(recorded)]
+    assert check_prompts.main(argv) == 0
+    (line,) = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    assert line["key"] == "zorp/1" and line["round"] == 2
+    assert line["user"] == dumped[1]["user"] and json.loads(line["first_reply"]) == first[1]
+    assert "'92.5%'" in line["repair"] and "to fix:" in line["repair"]
+    # the recorder answers the repair line; the replay serves both rounds from two files
+    fixed = {"relation": "equal", "subject": "zorp accuracy", "number": "91.5%"}
+    repairs = tmp_path / "repaired.jsonl"
+    repairs.write_text(
+        json.dumps({"request_sha256": line["request_sha256"], "reply": fixed}) + "\n",
+        encoding="utf-8",
+    )
+    recordings = {**load_recording(recorded), **load_recording(repairs)}
+    labels = [
+        _label(FASTER, Relation.ratio, 2, [8], Direction.higher),
+        _label(ACCURATE, Relation.equal, 1, [91.5]),
+        _label(DESCRIBES, None, 0, []),
+    ]
+    labels = [label.model_copy(update={"id": f"zorp/{i}"}) for i, label in enumerate(labels)]
+    _, once = checks_recorded.run(labels, recordings, name="rec")
+    assert once["zorp/1"].check is None  # the first answer, refused
+    report, drafts = checks_recorded.run(labels, recordings, name="rec", repair=True)
+    assert report.drafted == 2 and report.precision == 1.0
+    rounds = checks_recorded.repaired(labels, recordings, drafts)
+    assert rounds == {"checked": ["zorp/1"], "none": [], "refused": [], "unrecorded": []}
+    # without the repair recording, the refused answer's repair is unrecorded
+    _, alone = checks_recorded.run(labels, load_recording(recorded), name="rec", repair=True)
+    assert checks_recorded.repaired(labels, load_recording(recorded), alone)["unrecorded"] == [
+        "zorp/1"
+    ]

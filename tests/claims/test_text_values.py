@@ -6,9 +6,14 @@ import pytest
 
 from openrepro.claims.text import candidate_sentences, locate, sections, split_sentences
 from openrepro.claims.values import (
+    MAGNITUDE_FACTOR,
     find_count_words,
+    find_magnitudes,
+    find_number_words,
     find_numbers,
     find_powers,
+    in_formula,
+    magnitude_range,
     parse_scale,
     parse_values,
 )
@@ -220,3 +225,70 @@ def test_the_number_reader_reads_lists_ranges_and_points(
     sentence: str, numbers: list[float]
 ) -> None:
     assert [m.value for m in find_numbers(sentence)] == numbers
+
+
+# -- check-draft-v5: what a model copies, read by code ---------------------------------------------
+
+
+def test_subscripted_variables_are_one_variable() -> None:
+    (old, new) = find_powers("Blending cuts the cost from O(K_max^4) to O(K_{max}^2 log K_max).")
+    assert old.powers == {"K_max": 4.0}
+    assert new.powers == {"K_max": 2.0} and new.logs == {"K_max": 1.0}
+    (pair,) = find_powers("The solver needs O(n_1^2 n_2) steps.")
+    assert pair.powers == {"n_1": 2.0, "n_2": 1.0}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "words"),
+    [
+        ("The planner needs zero restarts on the maze.", [("zero", 0.0)]),
+        ("Quokka ranks third on the leaderboard.", [("third", 3.0)]),
+        ("The corpus spans four genres.", [("four", 4.0)]),
+        ("It spends a third of the budget and two-thirds of the time.",
+         [("a third", 1 / 3), ("two-thirds", 2 / 3)]),
+    ],
+)  # fmt: skip
+def test_numbers_written_as_words_are_read(sentence: str, words: list[tuple[str, float]]) -> None:
+    found = [(m.text, m.value) for m in find_number_words(sentence)]
+    assert [t for t, _ in found] == [t for t, _ in words]
+    assert [v for _, v in found] == pytest.approx([v for _, v in words])
+
+
+@pytest.mark.parametrize(
+    ("sentence", "magnitudes"),
+    [
+        ("The drift stays roughly 1e-6 over the run.", [1e-6]),
+        ("The residual is |r| \u2248 1e-8 and ~1e-3 for the coarse grid.", [1e-8, 1e-3]),
+        ("Collapse starts at about 10^3 heads.", [1e3]),
+        ("Gains vanish beyond roughly 10\u00b3 agents.", [1e3]),
+        ("The loss is on the order of 10^{-4}.", [1e-4]),
+        ("The drift stays at 1e-6 over the run.", []),  # no approximation: a value
+        ("The drift is roughly 3e-6.", []),  # a mantissa: a value written approximately
+    ],
+)
+def test_orders_of_magnitude_need_a_power_of_ten_and_an_approximation(
+    sentence: str, magnitudes: list[float]
+) -> None:
+    assert [m.value for m in find_magnitudes(sentence)] == pytest.approx(magnitudes)
+    low, high = magnitude_range(1e-6)
+    assert low == pytest.approx(1e-6 / MAGNITUDE_FACTOR)
+    assert high == pytest.approx(3.1623e-6, rel=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "inside"),
+    [
+        ("The miss rate is at least 1 - M/|V| for every table.", [True]),
+        ("The load is below h(V)/(M+1) on average.", [True]),
+        ("The lag is \u03bb/(1-\u03bb) times the step.", [True]),
+        ("Wombat reaches 71.5% on Quux-50 and 2.1x-2.4x speedups.", [False, False, False]),
+        ("A 5-point gain, improving +0.41 over p < 0.05.", [False, False, False]),
+        ("The score of 0.8 - a big gain.", [False]),
+        ("It serves 305 tokens/s and 3 GB/s.", [False, False]),
+    ],
+)
+def test_a_number_joined_to_symbols_by_an_operator_is_in_a_formula(
+    sentence: str, inside: list[bool]
+) -> None:
+    mentions = [m for m in find_numbers(sentence) if m.text != "50"]
+    assert [in_formula(sentence, m.start, m.end) for m in mentions] == inside

@@ -21,6 +21,7 @@ from typing import ClassVar
 from pydantic import BaseModel, Field
 
 __all__ = [
+    "MAGNITUDE_FACTOR",
     "NUMBER_WORDS",
     "NumberMention",
     "PowerMention",
@@ -28,9 +29,13 @@ __all__ = [
     "Scale",
     "find_compound_numbers",
     "find_count_words",
+    "find_magnitudes",
+    "find_number_words",
     "find_numbers",
     "find_powers",
     "find_suffixed_numbers",
+    "in_formula",
+    "magnitude_range",
     "parse_number",
     "parse_power",
     "parse_scale",
@@ -255,7 +260,7 @@ _FUNCTIONS = frozenset({"exp", "max", "min", "sin", "cos", "tan", "det", "tr", "
 _FRACTION = re.compile(r"[-+]?\d+(?:\.\d+)?(?:/\d+(?:\.\d+)?)?")
 _TOKEN = re.compile(
     r"\s+|\\[,;!]|\\[A-Za-z]+|[A-Za-z]{2,}|\d+(?:\.\d+)?"
-    r"|[A-Za-z\u03b1-\u03c9](?:_\{\w+\}|_\w)?"
+    r"|[A-Za-z\u03b1-\u03c9](?:_\{\w+\}|_\w+)?"
     rf"|{_SUP_EXP}|[\^*/()\[\]{{}}\u221a\u00b7\u00d7\u2212+\-]"
 )
 _Mono = tuple[dict[str, float], dict[str, float]]
@@ -389,7 +394,7 @@ class _Reader:
                 names.add(_GREEK[token[1:]])
             elif token in _GREEK:
                 names.add(_GREEK[token])
-            elif re.fullmatch(r"[A-Za-z\u03b1-\u03c9](?:_\{\w+\}|_\w)?", token):
+            elif re.fullmatch(r"[A-Za-z\u03b1-\u03c9](?:_\{\w+\}|_\w+)?", token):
                 names.add(token.replace("{", "").replace("}", ""))
         return {name: math.nan for name in names}, {}
 
@@ -425,7 +430,7 @@ class _Reader:
         if token == "polylog":  # a log factor of no stated power (Õ hides it: find_powers)
             argument = self.term()
             return {}, {v: math.nan for v in set(argument[0]) | set(argument[1])}
-        if re.fullmatch(r"[A-Za-z\u03b1-\u03c9](?:_\{\w+\}|_\w)?", token):
+        if re.fullmatch(r"[A-Za-z\u03b1-\u03c9](?:_\{\w+\}|_\w+)?", token):
             return {token.replace("{", "").replace("}", ""): 1.0}, {}
         if re.fullmatch(r"[A-Za-z]{2,3}", token) and token.lower() not in _FUNCTIONS:
             return {v: float(token.count(v)) for v in token}, {}  # "nT": n times T
@@ -531,7 +536,7 @@ _ORDER = re.compile(
     r"|(?P<g>\\Theta|\\Omega|\u0398|\u03a9|(?<![A-Za-z])(?:Theta|Omega)))"
     r"\s*(?:\\left|\\big|\\Big)?\s*\("
 )
-_VAR = r"(?:[A-Za-z\u03b1-\u03c9](?:_\{\w+\}|_\w)?)"
+_VAR = r"(?:[A-Za-z\u03b1-\u03c9](?:_\{\w+\}|_\w+)?)"
 _EXPONENT = (
     r"(?:\^\{\s*[-+\u2212]?\d+(?:\.\d+)?(?:/\d+)?\s*\}|\^\([-+\u2212]?\d+(?:\.\d+)?(?:/\d+)?\)"
     rf"|\^[-+\u2212]?\d+(?:\.\d+)?|{_SUP_EXP})"
@@ -626,6 +631,106 @@ def find_count_words(sentence: str) -> list[NumberMention]:
         )
         for m in _COUNT_WORD.finditer(sentence)
     ]
+
+
+#: an order of magnitude holds within this factor either way ("roughly 1e-5": from 1e-5/√10 to
+#: 1e-5·√10, the values that round to 1e-5 on a log scale)
+MAGNITUDE_FACTOR = math.sqrt(10)
+_POWER_OF_TEN = re.compile(
+    r"^(?:1(?:\.0+)?\s?(?:[eE][-+\u2212]?\d+|[x\u00d7*]\s?10(?:\^\{?[-+\u2212]?\d+\}?|"
+    + _SUP_EXP
+    + r"))|10(?:\^\{?[-+\u2212]?\d+\}?|\^\([-+\u2212]?\d+\)|"
+    + _SUP_EXP
+    + r"))$"
+)
+_APPROX_BEFORE = re.compile(
+    r"(?:\b(?:about|around|roughly|approximately|approx\.|some|order\s+of)|~|\u223c|\u2248)"
+    r"\s*$",
+    re.IGNORECASE,
+)
+
+
+def find_magnitudes(sentence: str) -> list[NumberMention]:
+    """The orders of magnitude ``sentence`` states: a power of ten written as one ("1e-5",
+    "10^2", "10²", "1 x 10^-4"; a mantissa other than 1 is a value, "3e-5") right after an
+    approximation ("roughly", "about", "~", "≈", "on the order of"). Each holds from
+    value / :data:`MAGNITUDE_FACTOR` to value * :data:`MAGNITUDE_FACTOR`."""
+    return [
+        m
+        for m in find_numbers(sentence)
+        if _POWER_OF_TEN.match(m.text.strip().lstrip("+"))
+        and _APPROX_BEFORE.search(sentence[max(0, m.start - 24) : m.start])
+    ]
+
+
+def magnitude_range(value: float) -> tuple[float, float]:
+    """The values an order of magnitude ``value`` holds (see :func:`find_magnitudes`)."""
+    return value / MAGNITUDE_FACTOR, value * MAGNITUDE_FACTOR
+
+
+_SYMBOL = r"(?:(?<![A-Za-z0-9.])[A-Za-z](?:_\{?\w+\}?)?|[\u0391-\u03a9\u03b1-\u03c9])"
+_OPERATOR = r"[-+\u2212*/\u00b7\u00d7]"
+_FORMULA_BEFORE = re.compile(rf"(?:{_SYMBOL}|[)|\]])\s*{_OPERATOR}\s*\(?\s*$")
+_FORMULA_AFTER = re.compile(
+    rf"^\s*\)?\s*{_OPERATOR}\s*(?:\(|\||\\[A-Za-z]+|(?![aAI]\s){_SYMBOL}(?![A-Za-z]))"
+)
+
+
+def in_formula(sentence: str, start: int, end: int) -> bool:
+    """Whether the number at ``sentence[start:end]`` is a term of a formula of symbols: an
+    arithmetic operator joins it to a variable ("1 - M/|V|", "h(V)/(M+1)", "N-1", "lam/(1-lam)").
+    Such a number states no value of its own. A sign, a range ("1.5-2.0"), a label
+    ("ResNet-50"), a unit ("305 tokens/s") or a compound word ("a 5-point gain") is not a
+    formula."""
+    glued = end > start and not sentence[end - 1].isdigit()  # "305 tokens/s": a unit's slash
+    return bool(
+        _FORMULA_BEFORE.search(sentence[max(0, start - 16) : start])
+        or (not glued and _FORMULA_AFTER.match(sentence[end : end + 16]))
+    )
+
+
+#: ordinals ("reaches third place") and fractions written as words ("a third of the cost")
+ORDINAL_WORDS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10,
+}  # fmt: skip
+_DENOMINATORS = {
+    "half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fourth": 4,
+    "fourths": 4, "fifth": 5, "fifths": 5, "tenth": 10, "tenths": 10,
+}  # fmt: skip
+_FRACTION_WORD = re.compile(
+    r"\b(?P<n>a|an|one|two|three|four|nine)[\s-]+(?P<d>" + "|".join(_DENOMINATORS) + r")\b",
+    re.IGNORECASE,
+)
+_ORDINAL_WORD = re.compile(r"\b(" + "|".join(ORDINAL_WORDS) + r")\b", re.IGNORECASE)
+_NUMERATORS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "nine": 9}
+
+
+def find_number_words(sentence: str) -> list[NumberMention]:
+    """Every number ``sentence`` writes as a word: counts (:func:`find_count_words`, "zero"
+    too), ordinals ("third": 3) and fractions ("a third": 1/3, "two thirds": 2/3; the ordinal
+    inside a fraction is the fraction's), in order. Only a number a drafter copied as a word is
+    read so: a claim's words are not its reported values otherwise."""
+    found = [
+        NumberMention(
+            text=m.group(0),
+            value=_NUMERATORS[m.group("n").lower()] / _DENOMINATORS[m.group("d").lower()],
+            start=m.start(),
+            end=m.end(),
+        )
+        for m in _FRACTION_WORD.finditer(sentence)
+    ]
+    taken = [(m.start, m.end) for m in found]
+    words = [
+        *find_count_words(sentence),
+        *(NumberMention(text=m.group(0), value=0.0, start=m.start(), end=m.end())
+          for m in re.finditer(r"\bzero\b", sentence, re.IGNORECASE)),
+        *(NumberMention(text=m.group(0), value=float(ORDINAL_WORDS[m.group(0).lower()]),
+                        start=m.start(), end=m.end())
+          for m in _ORDINAL_WORD.finditer(sentence)),
+    ]  # fmt: skip
+    found += [m for m in words if not any(a <= m.start < b for a, b in taken)]
+    return sorted(found, key=lambda m: m.start)
 
 
 def _metric_near(sentence: str, start: int, end: int, reach: int = 60) -> str:

@@ -6,10 +6,16 @@ A :class:`~openrepro.claims.checks.records.Constant` is grounded in a quote when
    :func:`openrepro.claims.text.normalize_with_map`: ligatures, whitespace, soft hyphens), and
 2. the quote states a number there (:func:`openrepro.claims.values.find_numbers`, the one
    number reader of the claims) whose value is the constant's ``value``, or its hundredth when
-   the number is a percentage (``"80%"`` grounds 80 and 0.8: a rate may be logged either way);
+   the number is a percentage (``"80%"`` grounds 80 and 0.8: a rate may be logged either way),
+   or an end of its order of magnitude when the quote writes one ("roughly 1e-5" grounds
+   1e-5/√10 and 1e-5·√10: :func:`~openrepro.claims.values.find_magnitudes`); a number that is a
+   term of a formula of symbols ("the 1 of 1 - M/|V|",
+   :func:`~openrepro.claims.values.in_formula`) states no value and grounds nothing;
    or a power of a variable there whose exponent is the value
    (:func:`~openrepro.claims.values.find_powers`: ``"compute^0.5"`` grounds 0.5, ``"1/k²"``
-   grounds -2); or, for a quantifier's ``count`` and ``at_least``, a number word ("four").
+   grounds -2); or, for a quantifier's ``count`` and ``at_least``, a number word ("four"); or,
+   for a constant written as a word ("zero", "three", "third", "a third"), that word
+   (:func:`~openrepro.claims.values.find_number_words`).
 
 A ``rate`` check's exponent and log exponent are read on the rate's own ``symbol``: ``"O(d/√T)"``
 grounds the exponent -0.5 of ``T`` and 1 of ``d``; ``"O(log T / T)"`` grounds the exponent -1 and
@@ -35,9 +41,13 @@ from openrepro.claims.values import (
     PowerMention,
     find_compound_numbers,
     find_count_words,
+    find_magnitudes,
+    find_number_words,
     find_numbers,
     find_powers,
     find_suffixed_numbers,
+    in_formula,
+    magnitude_range,
     slashed_labels,
 )
 from openrepro.errors import CheckError
@@ -61,6 +71,11 @@ def _number_values(mention: NumberMention) -> list[float]:
     return values
 
 
+def _magnitude_values(mention: NumberMention) -> list[float]:
+    """The ends of an order of magnitude ("roughly 1e-5": :func:`find_magnitudes`)."""
+    return list(magnitude_range(mention.value))
+
+
 def _power_values(mention: PowerMention) -> list[float]:
     return list(mention.powers.values())
 
@@ -69,6 +84,8 @@ def _grounded(
     constant: Constant,
     quote: str,
     readers: list[tuple[Callable[[str], Sequence[Any]], Callable[[Any], Sequence[float | None]]]],
+    *,
+    formulas: bool = False,
 ) -> bool:
     text, _ = normalize_with_map(constant.text)
     hay, where = normalize_with_map(quote)
@@ -88,6 +105,12 @@ def _grounded(
     position = hay.find(text)
     while position >= 0:
         for mention, values in found:
+            if (
+                not formulas
+                and isinstance(mention, NumberMention)
+                and in_formula(hay, mention.start, mention.end)
+            ):
+                continue  # "1 - M/|V|": a number inside a formula of symbols states no value
             overlaps = mention.start < position + len(text) and position < mention.end
             close = _close_exponent if isinstance(mention, PowerMention) else _close
             if overlaps and any(
@@ -108,7 +131,10 @@ def is_grounded_constant(constant: Constant, quote: str, *, counts: bool = False
         readers.append((find_count_words, _number_values))
     if _suffixed(constant):
         readers.append((find_suffixed_numbers, _number_values))
+    if _worded(constant):
+        readers.append((find_number_words, _number_values))
     readers.append((find_compound_numbers, _number_values))  # "90k-token", "a 5-point gain"
+    readers.append((find_magnitudes, _magnitude_values))  # "roughly 1e-5": 1e-5/√10 ... 1e-5·√10
     return _grounded(constant, quote, readers)
 
 
@@ -116,6 +142,18 @@ def _suffixed(constant: Constant) -> bool:
     """Whether the constant is written with a letter suffix glued on (``28U``): only such a
     constant is grounded by a number the quote writes so (never ``3`` by ``3D``)."""
     return any(m.text == constant.text.strip() for m in find_suffixed_numbers(constant.text))
+
+
+def _in_formula_only(constant: Constant, quote: str) -> bool:
+    """Whether ``constant`` would be grounded by a number that is a term of a formula of
+    symbols ("1" of "1 - M/|V|"), and by nothing else."""
+    return _grounded(constant, quote, [(find_numbers, _number_values)], formulas=True)
+
+
+def _worded(constant: Constant) -> bool:
+    """Whether the constant is a number written as a word ("zero", "three", "third", "a
+    third"): only such a constant is grounded by the words of the quote."""
+    return any(m.text == constant.text.strip() for m in find_number_words(constant.text))
 
 
 def label_named(label: str, quote: str) -> bool:
@@ -161,9 +199,12 @@ def grounding_problems(check: Check, quote: str | None = None) -> list[str]:
         if grounded is None:
             grounded = is_grounded_constant(constant, source)
         if not grounded:
-            problems.append(
-                f"constant {constant.value:g} ({constant.text!r}) is not stated in the quote"
+            where = (
+                "appears in the quote only inside a formula of symbols"
+                if _in_formula_only(constant, source)
+                else "is not stated in the quote"
             )
+            problems.append(f"constant {constant.value:g} ({constant.text!r}) {where}")
     hay = normalize_with_map(source)[0].lower()
     for label in labels:
         if normalize_with_map(label)[0].strip().lower() not in hay and not label_named(

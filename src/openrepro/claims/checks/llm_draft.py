@@ -1,6 +1,6 @@
 """Drafting checks with a language model, through a constrained schema validated by code.
 
-The model fills :class:`LLMCheckDraft` (prompt ``check-draft-v4``): the relation and every
+The model fills :class:`LLMCheckDraft` (prompt ``check-draft-v5``): the relation and every
 choice from an enum, quantity names as slugs, the numbers **as text copied from the claim**,
 further conjuncts in ``also`` ("X reaches 54.7% versus 41.0% for Y" is two equalities), or
 ``"relation": "none"`` with a reason where no measurement checks the claim. Theory and scaling
@@ -22,6 +22,12 @@ valid JSON for the schema after the client's repair round, and a check that fail
 right-or-silent audit (:func:`openrepro.claims.checks.draft.audit_check`: a number the claim
 reports that the check does not use, a quantifier over settings dropped).
 
+**The repair round** (v5): where code refuses the model's answer (not a "none"),
+:func:`draft_check_llm` sends it back once (:func:`repair_messages`: the first request, the
+answer, and the prompt's ``## repair`` text with code's reason and what to change) and validates
+the second answer the same way; the draft's rule is then :data:`REPAIRED_RULE`, so a bench counts
+the first answers' refusals apart from the final ones.
+
 :func:`draft_with_fallback` is the drafting pipeline: rules first
 (:func:`openrepro.claims.checks.draft.draft_check`), the model only where the rules abstain.
 An abstention the rules mark ``settled`` (a kind their rules do not draft) goes to the model
@@ -33,6 +39,7 @@ the figures are not asked.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Literal
 
@@ -64,9 +71,12 @@ from openrepro.claims.values import (
     NumberMention,
     PowerMention,
     find_count_words,
+    find_magnitudes,
+    find_number_words,
     find_numbers,
     find_powers,
     find_suffixed_numbers,
+    magnitude_range,
     parse_power,
     slashed_labels,
     split_range,
@@ -78,6 +88,7 @@ from openrepro.llm import LLMClient, Message
 __all__ = [
     "MODEL_DRAFTS_SETTLED",
     "PROMPT_VERSION",
+    "REPAIRED_RULE",
     "LLMCheckDraft",
     "LLMCheckPart",
     "check_from_llm",
@@ -85,9 +96,14 @@ __all__ = [
     "draft_messages",
     "draft_with_fallback",
     "model_may_draft",
+    "repair_messages",
 ]
 
-PROMPT_VERSION = "check-draft-v4"
+PROMPT_VERSION = "check-draft-v5"
+
+#: the rule of a draft whose check (or "none") came from the repair round: code refused the
+#: model's first answer and sent its reason back once (:func:`repair_messages`)
+REPAIRED_RULE = "llm-repaired"
 
 #: the rules' settled abstentions (``Draft.settled``, the reasons of
 #: :mod:`openrepro.claims.checks.draft`) whose kind the check language states: the model is
@@ -162,7 +178,7 @@ class LLMCheckDraft(LLMCheckPart):
     labels: list[str] = Field(default_factory=list, max_length=12)
     count: str = Field(default="", max_length=20)
     at_least: str = Field(default="", max_length=20)
-    also: list[LLMCheckPart] = Field(default_factory=list, max_length=6)
+    also: list[LLMCheckPart] = Field(default_factory=list, max_length=12)
 
 
 def _slug(name: str) -> str:
@@ -181,7 +197,7 @@ _NUMBER_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _NUMBER_AFTER = re.compile(
-    r"\s*(?:/?[A-Za-z\u00b5\u03bc][\w/]*(?:\s+[A-Za-z][\w/]*){0,2}|\^\{?[A-Za-z]\w*\}?)?\s*\.?"
+    r"\s*(?:\u2030|/?[A-Za-z\u00b5\u03bc][\w/]*(?:\s+[A-Za-z][\w/]*){0,2}|\^\{?[A-Za-z]\w*\}?)?\s*\.?"
 )
 
 
@@ -191,12 +207,16 @@ def _one_number(text: str, *, counts: bool = False) -> NumberMention:
         mentions = find_count_words(text)
     if not mentions and not counts:  # a unit suffix glued on: "28U"
         mentions = [m for m in find_suffixed_numbers(text) if m.text == text.strip()]
+    if not mentions and not counts:  # a number written as a word: "zero", "third", "a third"
+        mentions = find_number_words(text)
     if len(mentions) != 1:
         raise ValueError(f"{text!r} is not one number")
     mention = mentions[0]
     before, after = text[: mention.start], text[mention.end :]
+    if re.match(r"\s*/\s*\d", after):  # "9/10": a count out of a total, two numbers
+        raise ValueError(f"{text!r} is two numbers, not one")
     if not (_NUMBER_BEFORE.fullmatch(before) and _NUMBER_AFTER.fullmatch(after)):
-        # "1 - K/|U|", "p(U)/(K+1)": a formula around a number states no number
+        # "1 - M/|V|", "p(U)/(K+1)": a formula around a number states no number
         raise ValueError(f"{text!r} is not one number (a formula: leave the number empty)")
     return mention
 
@@ -299,6 +319,66 @@ def _reduction(
     return upper.model_copy(update={"value": -upper.value}), negative, comparator
 
 
+def _magnitude(constant: Constant, quote: str) -> NumberMention | None:
+    """The order of magnitude the quote states where ``constant`` is copied from ("roughly
+    1e-5", "~10^2": :func:`~openrepro.claims.values.find_magnitudes`), or None."""
+    text = constant.text.strip()
+    notation = bool(find_magnitudes(f"~{text}"))  # "10^2" copied for the claim's "10²"
+    return next(
+        (
+            m
+            for m in find_magnitudes(normalize_with_map(quote)[0]) + find_magnitudes(quote)
+            if m.text == text or (notation and math.isclose(m.value, constant.value, rel_tol=1e-9))
+        ),
+        None,
+    )
+
+
+#: words before a number that make it inexact: a value at its bound written so is not exact
+_INEXACT = re.compile(
+    r"(?:\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|near|close\s+to|"
+    r"over|under|up\s+to|at\s+least|at\s+most|more\s+than|less\s+than)|[~\u223c\u2248<>"
+    r"\u2264\u2265])\s*$",
+    re.IGNORECASE,
+)
+
+
+#: quantities whose value 1 is their bound (a rate, an accuracy, a match): "1.00" is perfect
+_UNIT_INTERVAL = re.compile(
+    r"rate|accura|match|agree|recall|precision|success|probab|fraction|share|coverage|auc|"
+    r"f1|score|consisten|fidelity|pass|correl|tau|kendall|spearman",
+    re.IGNORECASE,
+)
+
+
+def _exact(number: str, quote: str, subject: str) -> bool:
+    """Whether the value copied as ``number`` is at its bound and written exactly: 100%, a
+    rate, accuracy or match (``subject``) written "1.0" / "1.00", or zero ("0", "0.0", "zero"),
+    with no approximation before it, in the copy or in the quote. Such a value has no slack
+    either way (a slope or a ratio of 1.0 is not at a bound: it keeps its tolerance)."""
+    if not number.strip():
+        return False
+    mention = _one_number(number)
+    one = not mention.unit and re.fullmatch(r"1\.0+", mention.text) is not None
+    at_bound = (
+        (mention.unit == "%" and mention.value == 100)
+        or (one and _UNIT_INTERVAL.search(subject) is not None)
+        or mention.value == 0
+    )
+    if not at_bound or number[: mention.start].strip():
+        return False  # "~100%", "about 1.0": the copy says it is approximate
+    hay = normalize_with_map(quote)[0]
+    places = [m.start() for m in re.finditer(re.escape(mention.text), hay)]
+    return bool(places) and not any(_INEXACT.search(hay[max(0, at - 24) : at]) for at in places)
+
+
+#: a claim of an empirical convergence ("converges to the predicted equilibrium")
+_CONVERGES = re.compile(
+    r"\b(?:converg\w*|approach\w*|tends?\s+to(?:wards?)?|settl\w*|equaliz\w*|equalis\w*)\b",
+    re.IGNORECASE,
+)
+
+
 def _leaf(reply: LLMCheckPart, quote: str) -> Check:
     """One relation of the reply as a check (a ValueError or ValidationError when invalid)."""
     subject = _slug(reply.subject)
@@ -328,6 +408,33 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
     comparator: Comparator | None = Comparator(comparator_text)
     if relation is Relation.difference and constant is not None:
         constant, upper, comparator = _reduction(quote, constant, upper, comparator)
+    magnitude = (
+        _magnitude(constant, quote)
+        if constant is not None and upper is None and relation in {Relation.equal, Relation.bound}
+        else None
+    )
+    if magnitude is not None and constant is not None:  # "roughly 1e-5": an order of magnitude
+        low, high = magnitude_range(magnitude.value)
+        if relation is Relation.equal or comparator in {Comparator.eq, Comparator.between}:
+            relation, comparator = Relation.bound, Comparator.between
+            constant, upper = (constant.model_copy(update={"value": low}),
+                               constant.model_copy(update={"value": high}))  # fmt: skip
+        else:  # "below roughly 1e-5": the bound on the claim's side of the magnitude
+            value = high if comparator in {Comparator.le, Comparator.lt} else low
+            constant = constant.model_copy(update={"value": value})
+    if relation is Relation.identity and constant is None and _CONVERGES.search(quote):
+        raise ValueError(
+            "a run that converges to a value or an equilibrium is not an identity (a finite "
+            "run never reaches it exactly)"
+        )
+    if (
+        relation is Relation.identity
+        and not baselines
+        and constant is not None
+        and (constant.value == 0)
+    ):  # "a divergence of 0.0": the value itself, held exactly
+        relation = Relation.equal
+    exact = relation is Relation.equal and _exact(number, quote, subject)
     law = GrowthLaw(reply.law) if reply.law != "none" else None
     trend = Trend(reply.trend) if reply.trend != "none" else None
     description = subject.replace("_", " ")
@@ -381,8 +488,10 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
         direction=Direction(reply.direction),
         # "at least", "best", "outperforms": no slack (the judge's interval over seeds decides);
         # a 5 % slack let "best on all four" hold 5 % below an ablation (read by hand, fresh7)
+        # a value at its bound ("100%", "a perfect 1.00", "zero errors") is held exactly: 5 %
+        # slack accepted 95 % for "100% match" (read by hand, fresh7)
         tolerance=Tolerance(rel=0.0)
-        if relation in {Relation.bound, Relation.ordering}
+        if relation in {Relation.bound, Relation.ordering} or exact
         else Tolerance(rel=approx_tol),
         trend=trend,
         law=law,
@@ -473,20 +582,40 @@ def _quantifier(reply: LLMCheckDraft, inner: Check, quote: str) -> Check:
 _FIXES: tuple[tuple[str, str], ...] = (
     ("needs a baseline", "name the quantity it is compared with in baselines, even where the "
      "claim names it only by a word ('lossless' -> lossless_accuracy)"),
+    ("(a formula", "a formula of symbols states no number: leave that part out, or answer "
+     "'none' when nothing else is checkable"),
+    ("is two numbers", "'9/10 tasks' is at_least '9' of count '10' with quantifier for_all; "
+     "two reported values are two parts"),
+    ("only inside a formula", "a number inside a formula of symbols is not a stated value: "
+     "leave that part out unless the claim gives the formula's value as a number"),
     ("is not one number", "copy one number as the claim writes it into number (a range's "
-     "second end into upper)"),
+     "second end into upper; '9/10' is two numbers); a formula of symbols states no number"),
     ("is not stated in the quote", "copy each number exactly as the claim writes it"),
     ("is not named in the quote", "copy each setting's name exactly as the claim writes it"),
     ("not a product of powers", "copy the rate's whole expression as the claim writes it "
-     "(O/Theta/Omega around it); a sum or a symbolic exponent cannot be checked"),
-    ("does not give the exponent", "name in variable the swept variable of the rate, one "
-     "outside any sum or polylog"),
-    ("is not a variable of", "name in variable a variable the expression writes"),
+     "(O/Theta/Omega around it); a symbolic exponent (n^(d-1)) or poly(...) cannot be "
+     "checked: leave that part out"),
+    ("does not give the exponent", "name in variable a variable outside any sum or polylog, "
+     "or leave that part out"),
+    ("is not a variable of", "name in variable a variable the expression writes with a "
+     "number for its exponent (a variable only inside a symbolic exponent cannot be checked: "
+     "leave that part out)"),
     ("needs its variable", "name in variable (or sweep) the variable the runs sweep"),
     ("needs its order", "give the order: O, Theta or Omega"),
     ("needs a constant", "copy the number the claim states into number"),
     ("needs a comparator", "give the comparator: ge, gt, le, lt or between"),
-    ("would not use", "put every number the claim reports as a result into one part (also)"),
+    ("would not use", "put every number the claim reports as a result into one part (also), "
+     "the baselines' values too; where such a number cannot be checked, answer 'none'"),
+    ("settings are named", "count is the number of settings: list every one in labels, or "
+     "leave labels empty and give count as the claim writes it"),
+    ("settings not enumerated", "name the settings in labels, or give their count as written "
+     "with quantifier for_all; an average over them is one quantity (subject average_...)"),
+    ("identity's constant", "an identity's number is the tolerance the claim writes "
+     "('1e-12'); an exact value (0, 100%) is 'equal'"),
+    ("for every setting", "a value the claim gives for one setting is a part of its own, "
+     "outside the for_all (name the setting in the quantity)"),
+    ("is not an identity", "state the gap's decreasing trend over the swept variable, or a "
+     "rate the claim writes, or answer 'none'"),
 )  # fmt: skip
 
 
@@ -494,6 +623,60 @@ def _what_to_change(reason: str) -> str:
     """``reason`` with what to change in the draft, where the refusal's words say it."""
     fix = next((fix for words, fix in _FIXES if words in reason), "")
     return f"{reason} (to fix: {fix})" if fix else reason
+
+
+def _consistent(leaves: list[Check]) -> list[Check]:
+    """The parts without a "comparable" that the claim's own values, stated in other parts,
+    refute ("0.012, nearly matching 0.010": 20 % apart, beyond the comparable's 5 %): those
+    values say how close the claim means; the comparable part is left out, never the values."""
+    values: dict[str, list[float]] = {}
+    for leaf in leaves:
+        if leaf.relation is Relation.equal and leaf.constant is not None and leaf.subject:
+            values.setdefault(leaf.subject, []).append(leaf.constant.value)
+
+    def refuted(leaf: Check) -> bool:
+        if leaf.relation is not Relation.comparable or len(leaf.baselines) != 1:
+            return False
+        a, b = values.get(leaf.subject, []), values.get(leaf.baselines[0], [])
+        if len(a) != 1 or len(b) != 1:
+            return False
+        return abs(a[0] - b[0]) > leaf.tolerance.margin(max(abs(a[0]), abs(b[0])))
+
+    kept = [leaf for leaf in leaves if not refuted(leaf)]
+    return kept or leaves
+
+
+#: words that state a universal over settings ("on all four datasets", "across benchmarks")
+_UNIVERSAL = re.compile(
+    r"\b(?:all|every|each|both|across|consistently|always|any|uniformly)\b", re.IGNORECASE
+)
+#: a value the quote scopes to one setting: "0.951 (Quux)", "10^3 on Zorp", "for Quux"
+_SCOPED_AFTER = re.compile(
+    r"^[^\s,;.]*\s*(?:\(\s*(?!Table|Fig|Figure|Sec|Section|Eq|Appendix|e\.g|i\.e)[A-Z]"
+    r"|(?:on|for|in|with)\s+(?:the\s+)?[A-Z][\w-]*\d*\b(?![^,;.]{0,12}\band\b))"
+)
+
+
+def _scope_problem(check: Check, quote: str) -> str:
+    """Why a quantifier of ``check`` over settings claims a value the quote does not state for
+    every setting, or "": a ``for_all`` of one value ("for every dataset: auroc = 0.951") holds
+    for each setting only where the claim says so (all, each, both, across) and does not scope
+    the value to one setting ("0.951 (Quux)", "roughly 10^3 on Zorp"). A ``for_all`` of
+    several parts (an ordering per setting, and values named per setting) is left as it is."""
+    hay = normalize_with_map(quote)[0]
+    for node in check.nodes():
+        if node.relation is not Relation.for_all or node.inner is None:
+            continue
+        inner = node.inner
+        if inner.relation is Relation.equal and inner.constant is not None:
+            text = inner.constant.text.strip()
+            if not _UNIVERSAL.search(hay):
+                return (f"a value {text!r} for every setting, where the claim states no "
+                        "universal over settings")  # fmt: skip
+            places = [m.end() for m in re.finditer(re.escape(text), hay)]
+            if places and all(_SCOPED_AFTER.match(hay[at : at + 40]) for at in places):
+                return f"a value {text!r} for every setting, where the claim gives it for one"
+    return ""
 
 
 def _stated(leaf: Check) -> set[str]:
@@ -526,7 +709,7 @@ def check_from_llm(reply: LLMCheckDraft, quote: str) -> Draft:
         return Draft(reason=f"the model finds no check: {why}", rule="llm")
     try:
         leaves = [_leaf(reply, quote), *(_part(part, quote) for part in reply.also)]
-        leaves = _named_apart(leaves)
+        leaves = _named_apart(_consistent(leaves))
         check = (
             leaves[0]
             if len(leaves) == 1
@@ -534,6 +717,9 @@ def check_from_llm(reply: LLMCheckDraft, quote: str) -> Draft:
         )
         if reply.quantifier != "none" or reply.labels or reply.count or reply.at_least:
             check = _quantifier(reply, check, quote)
+        scope = _scope_problem(check, quote)
+        if scope:
+            raise ValueError(scope)
         check = Check.model_validate(
             check.model_copy(update={"quote": quote, "rule": "llm"}).model_dump()
         )
@@ -557,13 +743,40 @@ def draft_messages(quote: str) -> list[Message]:
     return [Message(role="system", content=system), Message(role="user", content=user)]
 
 
+def repair_messages(quote: str, reply: str, reason: str) -> list[Message]:
+    """The one follow-up :func:`draft_check_llm` sends when code refuses the model's first
+    answer ``reply`` (its raw text) for ``reason`` (code's reason, with what to change): the
+    first request, the answer, and the prompt's ``## repair`` text with the reason."""
+    repair = load_prompt(PROMPT_VERSION).render_repair(reason=reason)
+    return [
+        *draft_messages(quote),
+        Message(role="assistant", content=reply),
+        Message(role="user", content=repair),
+    ]
+
+
+def _refused(draft: Draft, reply: LLMCheckDraft) -> bool:
+    """Whether code refused a model's answer (not "none", and no check came of it)."""
+    return draft.check is None and reply.relation != "none"
+
+
 def draft_check_llm(
-    quote: str, client: LLMClient, *, claim_id: str = "", max_tokens: int | None = None
+    quote: str,
+    client: LLMClient,
+    *,
+    claim_id: str = "",
+    max_tokens: int | None = None,
+    repair: bool = True,
 ) -> Draft:
     """A check drafted by the model behind ``client`` for ``quote``, validated by code.
     ``max_tokens``: the reply's budget, else the client's own (a capable model's v4 draft of a
     claim with several parts runs to ~800 tokens: a fifth of the recorded replies exceed 384;
-    the client doubles the budget once on a cut reply)."""
+    the client doubles the budget once on a cut reply).
+
+    With ``repair``, an answer code refuses (not a "none") is sent back once with code's reason
+    (:func:`repair_messages`) and the second answer is validated the same way; the draft then
+    has the rule :data:`REPAIRED_RULE`, whatever the second answer gave (a check, "none", or a
+    second refusal, whose reason names the first one too)."""
     messages = draft_messages(quote)
     try:
         result = client.complete(
@@ -572,6 +785,24 @@ def draft_check_llm(
     except LLMOutputError as exc:
         return Draft(reason=f"model reply is not a valid draft: {exc}", rule="llm")
     draft = check_from_llm(result.value, quote)
+    if repair and _refused(draft, result.value):
+        follow_up = repair_messages(quote, result.raw, draft.reason)
+        try:
+            second = client.complete(
+                follow_up, LLMCheckDraft, prompt_version=PROMPT_VERSION, max_tokens=max_tokens
+            )
+        except LLMOutputError as exc:
+            return Draft(
+                reason=f"{draft.reason}; after the repair round, model reply is not a valid "
+                f"draft: {exc}",
+                rule=REPAIRED_RULE,
+            )
+        again = check_from_llm(second.value, quote)
+        reason = again.reason
+        if _refused(again, second.value):
+            first = "the same" if again.reason == draft.reason else f"first: {draft.reason}"
+            reason = f"{again.reason} (after the repair round; {first})"
+        draft = again.model_copy(update={"rule": REPAIRED_RULE, "reason": reason})
     if draft.check is not None and claim_id:
         return draft.model_copy(update={"check": draft.check.for_claim(claim_id)})
     return draft

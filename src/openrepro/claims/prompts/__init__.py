@@ -1,6 +1,9 @@
-"""Versioned prompt files: ``<name>-v<N>.md`` with ``## system`` and ``## user`` sections.
+"""Versioned prompt files: ``<name>-v<N>.md`` with ``## system`` and ``## user`` sections, and
+optionally a ``## repair`` section (the follow-up a drafter sends when code refuses the first
+answer, ``$reason`` in it).
 
-The user section is a :class:`string.Template` (``$title``), so braces in paper text are safe.
+The user and repair sections are :class:`string.Template` s (``$title``), so braces in paper text
+are safe.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from string import Template
 
 __all__ = ["Prompt", "load_prompt"]
 
-_SECTION = re.compile(r"^## (system|user)\s*$", re.MULTILINE)
+_SECTION = re.compile(r"^## (system|user|repair)\s*$", re.MULTILINE)
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
@@ -21,9 +24,16 @@ class Prompt:
     version: str
     system: str
     user: Template
+    repair: Template | None = None
 
     def render(self, **values: str) -> tuple[str, str]:
         return self.system, self.user.substitute(values)
+
+    def render_repair(self, **values: str) -> str:
+        """The repair follow-up with ``values`` (``reason``); an error for a prompt without one."""
+        if self.repair is None:
+            raise ValueError(f"prompt {self.version} has no '## repair' section")
+        return self.repair.substitute(values)
 
 
 def load_prompt(version: str) -> Prompt:
@@ -32,6 +42,9 @@ def load_prompt(version: str) -> Prompt:
     text = _COMMENT.sub("", text)
     parts = _SECTION.split(text)
     found = {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
-    if set(found) != {"system", "user"}:
+    if set(found) - {"repair"} != {"system", "user"}:
         raise ValueError(f"prompt {version} needs a '## system' and a '## user' section")
-    return Prompt(version=version, system=found["system"], user=Template(found["user"]))
+    repair = Template(found["repair"]) if "repair" in found else None
+    return Prompt(
+        version=version, system=found["system"], user=Template(found["user"]), repair=repair
+    )
