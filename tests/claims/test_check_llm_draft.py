@@ -927,3 +927,83 @@ def test_a_count_out_of_a_total_is_two_numbers_and_the_refusal_says_how_to_write
     reason = _refused("Wombat solves 27/40 Quux puzzles.", relation="equal", subject="solved",
                       number="27/40")  # fmt: skip
     assert "'27/40' is two numbers" in reason and "at_least '9' of count '10'" in reason
+
+
+def test_an_aggregate_over_unnamed_settings_is_one_value() -> None:
+    """ "Gains 6.1% across five benchmarks" read as the average (the v5 prompt's
+    reading: one quantity named so) is not a quantifier dropped; the same value named as if it
+    held on each benchmark, or a claim that says "each", still is."""
+    quote = "GridFormer gains 6.1% over TileNet across five benchmarks."
+    average = LLMCheckDraft(
+        relation="difference", subject="gridformer_average_score",
+        baselines=["tilenet_average_score"], number="6.1%", relative=True, direction="higher",
+    )  # fmt: skip
+    draft = check_from_llm(average, quote)
+    assert draft.check is not None, draft.reason
+    plain = average.model_copy(update={"subject": "gridformer_score", "baselines": ["tilenet"]})
+    assert "not enumerated" in check_from_llm(plain, quote).reason
+    each = "GridFormer gains 6.1% over TileNet across five benchmarks, on each of them."
+    assert "not enumerated" in check_from_llm(average, each).reason
+
+
+def test_a_win_loss_record_grounds_both_counts() -> None:
+    """ "wins 40/0 on Zorp" is two counts (the v5 prompt: two parts); find_numbers reads only
+    the first, so the 0 of the losses was "not stated in the quote"."""
+    quote = "Over 40 seeds, the switcher wins 40/0 on Zorp and 31/9 on Quux against the fixed one."
+    reply = LLMCheckDraft(
+        relation="equal", subject="zorp_wins", number="40", direction="higher",
+        also=[LLMCheckPart(relation="equal", subject="zorp_losses", number="0",
+                           direction="lower"),
+              LLMCheckPart(relation="equal", subject="quux_wins", number="31",
+                           direction="higher"),
+              LLMCheckPart(relation="equal", subject="quux_losses", number="9",
+                           direction="lower")],
+    )  # fmt: skip
+    draft = check_from_llm(reply, quote)
+    assert draft.check is not None, draft.reason
+    assert [p.constant.value for p in draft.check.parts if p.constant] == [40, 0, 31, 9]
+    other = reply.model_copy(update={"also": [LLMCheckPart(
+        relation="equal", subject="zorp_losses", number="7", direction="lower")]})  # fmt: skip
+    assert "not stated" in check_from_llm(other, quote).reason
+
+
+def test_a_count_the_labels_give_need_not_be_written() -> None:
+    """A count the claim does not write but that is the number of the settings it names is
+    the labels' (dropped); a count that is neither is still refused."""
+    quote = "GridFormer beats TileNet on Zorp, Quux, Blix and Fenn."
+    reply = LLMCheckDraft(
+        relation="ordering", subject="gridformer_accuracy", baselines=["tilenet_accuracy"],
+        comparator="gt", direction="higher", quantifier="for_all", over="dataset",
+        labels=["Zorp", "Quux", "Blix", "Fenn"], count="four",
+    )  # fmt: skip
+    draft = check_from_llm(reply, quote)
+    assert draft.check is not None, draft.reason
+    assert draft.check.labels == ["Zorp", "Quux", "Blix", "Fenn"] and draft.check.count is None
+    five = reply.model_copy(update={"count": "five"})
+    assert "not written in the quote as a count" in check_from_llm(five, quote).reason
+
+
+def test_a_value_on_two_named_settings_holds_on_each() -> None:
+    """ "exact (100% match) on Zorp-2 and on Quux" names its settings: a for_all over them is
+    the claim's; the same value on one setting named is still refused."""
+    quote = "The kernel matches the model exactly (100% match) on Zorp-2 and on Quux."
+    reply = LLMCheckDraft(
+        relation="equal", subject="prediction_match", number="100%", direction="higher",
+        quantifier="for_all", over="setting", labels=["Zorp-2", "Quux"],
+    )  # fmt: skip
+    draft = check_from_llm(reply, quote)
+    assert draft.check is not None, draft.reason
+    one = reply.model_copy(update={"labels": ["Quux"]})
+    assert "for every setting" in check_from_llm(one, quote).reason
+
+
+def test_a_value_with_its_spread_and_a_name_that_begins_with_a_number() -> None:
+    """ "0.046 ± 0.016" copied whole is the value 0.046 (the spread is over seeds, the judge's);
+    a quantity named after a model whose name begins with a digit ("3LP-X") is a name."""
+    quote = "3LP-X reaches an R2 of 0.046 ± 0.016 on Zorp."
+    reply = LLMCheckDraft(relation="equal", subject="3lp_x_r2", number="0.046 ± 0.016",
+                          direction="higher")  # fmt: skip
+    draft = check_from_llm(reply, quote)
+    assert draft.check is not None, draft.reason
+    assert draft.check.subject == "q_3lp_x_r2" and draft.check.constant is not None
+    assert draft.check.constant.value == 0.046

@@ -33,6 +33,7 @@ __all__ = [
     "find_number_words",
     "find_numbers",
     "find_powers",
+    "find_record_counts",
     "find_suffixed_numbers",
     "in_formula",
     "magnitude_range",
@@ -471,6 +472,21 @@ def find_compound_numbers(sentence: str) -> list[NumberMention]:
         value = _number(m.group("num")) * (1000.0 if unit in {"k", "K"} else 1.0)
         out.append(NumberMention(text=m.group(0), value=value, unit=unit, start=m.start(),
                                  end=m.end()))  # fmt: skip
+    return out
+
+
+_RECORD = re.compile(r"(?<![\w./-])(\d+)/(\d+)(?![\w./%])")
+
+
+def find_record_counts(sentence: str) -> list[NumberMention]:
+    """Both counts of a record written with a slash (``50/0`` wins/losses, ``19/30``), which
+    :func:`find_numbers` reads as its first number only: read only to ground a count a drafter
+    copied from such a record (each side its own part)."""
+    out: list[NumberMention] = []
+    for m in _RECORD.finditer(sentence):
+        for group in (1, 2):
+            out.append(NumberMention(text=m.group(group), value=float(m.group(group)),
+                                     start=m.start(group), end=m.end(group)))  # fmt: skip
     return out
 
 

@@ -45,6 +45,7 @@ from openrepro.claims.values import (
     find_number_words,
     find_numbers,
     find_powers,
+    find_record_counts,
     find_suffixed_numbers,
     in_formula,
     magnitude_range,
@@ -134,6 +135,7 @@ def is_grounded_constant(constant: Constant, quote: str, *, counts: bool = False
     if _worded(constant):
         readers.append((find_number_words, _number_values))
     readers.append((find_compound_numbers, _number_values))  # "90k-token", "a 5-point gain"
+    readers.append((find_record_counts, _number_values))  # "wins 50/0": 50 and 0
     readers.append((find_magnitudes, _magnitude_values))  # "roughly 1e-5": 1e-5/√10 ... 1e-5·√10
     return _grounded(constant, quote, readers)
 

@@ -182,10 +182,12 @@ class LLMCheckDraft(LLMCheckPart):
 
 
 def _slug(name: str) -> str:
-    slug = "_".join(re.findall(r"[a-z0-9]+", name.lower()))[:64]
-    if not slug or not slug[0].isalpha():
+    slug = "_".join(re.findall(r"[a-z0-9]+", name.lower()))
+    if slug[:1].isdigit():  # a name that begins with its model's number: "3lp_gmc_r2"
+        slug = f"q_{slug}"
+    if not slug:
         raise ValueError(f"quantity name {name!r} is not a name")
-    return slug
+    return slug[:64]
 
 
 #: what may stand around the one number a reply copies: an approximation or a comparison before
@@ -201,7 +203,13 @@ _NUMBER_AFTER = re.compile(
 )
 
 
+#: an uncertainty written after a value ("0.046 \u00b1 0.016", "71.2 +/- 0.4%"): the value is
+#: the number, its spread is the judge's to measure over seeds
+_SPREAD = re.compile(r"\s*(?:\u00b1|\+/-|\+-)\s*\d[\d.]*(?:e-?\d+)?\s*%?\s*$")
+
+
 def _one_number(text: str, *, counts: bool = False) -> NumberMention:
+    text = _SPREAD.sub("", text)
     mentions = find_numbers(text)
     if counts and not mentions:
         mentions = find_count_words(text)
@@ -565,7 +573,9 @@ def _quantifier(reply: LLMCheckDraft, inner: Check, quote: str) -> Check:
     elif count is not None and not re.search(
         rf"(?<![\w.]){re.escape(count.text.lower())}\s+[^\W\d_]", hay
     ):  # "four datasets", "10 tasks": a count of things, not "90%"
-        raise ValueError(f"count {count.text!r} is not written in the quote as a count")
+        if count.value != len(labels) or not labels:
+            raise ValueError(f"count {count.text!r} is not written in the quote as a count")
+        count = None  # the number of the settings it names: the labels say it
     return Check(
         origin=Origin.llm,
         relation=Relation.for_all,
@@ -660,17 +670,20 @@ _SCOPED_AFTER = re.compile(
 def _scope_problem(check: Check, quote: str) -> str:
     """Why a quantifier of ``check`` over settings claims a value the quote does not state for
     every setting, or "": a ``for_all`` of one value ("for every dataset: auroc = 0.951") holds
-    for each setting only where the claim says so (all, each, both, across) and does not scope
-    the value to one setting ("0.951 (Quux)", "roughly 10^3 on Zorp"). A ``for_all`` of
-    several parts (an ordering per setting, and values named per setting) is left as it is."""
+    for each setting only where the claim says so (all, each, both, across, or by naming two or
+    more settings: "exact on A and on B") and does not scope the value to one setting
+    ("0.951 (Quux)", "roughly 10^3 on Zorp"). A ``for_all`` of several parts (an ordering per
+    setting, and values named per setting) is left as it is."""
     hay = normalize_with_map(quote)[0]
+    # "on A and B" names the settings (a part's own for_all has no labels: the draft's do)
+    named = any(len(n.labels) >= 2 for n in check.nodes() if n.relation is Relation.for_all)
     for node in check.nodes():
         if node.relation is not Relation.for_all or node.inner is None:
             continue
         inner = node.inner
         if inner.relation is Relation.equal and inner.constant is not None:
             text = inner.constant.text.strip()
-            if not _UNIVERSAL.search(hay):
+            if not _UNIVERSAL.search(hay) and not named:
                 return (f"a value {text!r} for every setting, where the claim states no "
                         "universal over settings")  # fmt: skip
             places = [m.end() for m in re.finditer(re.escape(text), hay)]

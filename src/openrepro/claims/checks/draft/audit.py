@@ -142,10 +142,21 @@ def _abstain(text: str) -> str:
     return ""
 
 
+_AGGREGATE = re.compile(r"(?:^|_)(?:average|avg|mean|overall|aggregate|pooled)(?:_|$)")
+
+
+def _aggregate(check: Check) -> bool:
+    """Whether the check reads a value over settings as their aggregate: a measured quantity
+    the drafter named an average, a mean or an overall value ("average_gain")."""
+    return any(_AGGREGATE.search(node.subject or "") for node in check.nodes())
+
+
 def _unlisted(text: str, check: Check) -> str:
     """A quantifier over settings the claim does not enumerate ("across four datasets")."""
     if any(node.relation in {Relation.for_all, Relation.exists} for node in check.nodes()):
         return ""  # the quantifier is in the check (around it, or around one of its parts)
+    if _aggregate(check) and not re.search(r"\b(?:each|every)\b", text, re.I):
+        return ""  # "a 10% average gain across seven benchmarks": one value, the aggregate
     for m in _UNLISTED.finditer(text):
         if re.search(
             r"\b(?:average\w*|mean|on average)\s+(?:[\w@-]+\s+){0,4}$", text[: m.start()], re.I
