@@ -27,7 +27,10 @@ the whole papers that follow the last ``fresh6`` paper, characters 295,511 to 34
 file, none in an earlier split) was labelled by hand the same way and committed before any
 drafter ran on it; ``fresh8`` (36 papers, 196 claims: every claim of the whole papers that follow
 the last ``fresh7`` paper, characters 345,967 to 395,494 of the same file, none in an earlier
-split) was labelled by hand the same way and committed before any drafter ran on it.
+split) was labelled by hand the same way and committed before any drafter ran on it; ``fresh9``
+(35 papers, 181 claims: every claim of the whole papers that follow the last ``fresh8`` paper,
+characters 395,494 to 442,570 of the same file, none in an earlier split) was labelled by hand
+the same way and committed before any drafter ran on it.
 
 Fetch step (outside CI, once): download the claim list the labels name, e.g.
 
@@ -73,6 +76,7 @@ HALVES = [
     "fresh6",
     "fresh7",
     "fresh8",
+    "fresh9",
 ]
 
 
