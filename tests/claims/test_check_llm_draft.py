@@ -1007,3 +1007,127 @@ def test_a_value_with_its_spread_and_a_name_that_begins_with_a_number() -> None:
     assert draft.check is not None, draft.reason
     assert draft.check.subject == "q_3lp_x_r2" and draft.check.constant is not None
     assert draft.check.constant.value == 0.046
+
+
+def _diffs(check: Check) -> list[float]:
+    return [n.constant.value for n in check.nodes()
+            if n.relation is Relation.difference and n.constant is not None]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("quote", "number", "direction", "negative"),
+    [
+        # the cue right after the number: "a 21.6% latency reduction"
+        ("Streamer achieves a 21.6% latency reduction over fixed polling.", "21.6%", "lower",
+         True),
+        ("Dropping the router causes a 2.67-point average accuracy drop.", "2.67", "higher",
+         True),
+        # the nearest cue before it, across a decimal point: "(52.1%->40.1%) and ... by 16.9"
+        ("Tuning drops on Zorp, while Blend instead gains 2.1 points on Quux.", "2.1",
+         "higher", False),
+        ("Removing the cache costs 4.68 percentage points of accuracy.", "4.68", "higher",
+         True),
+        # an improvement of a lower-is-better metric is a fall
+        ("GridFormer outperforms TileNet by 53.7% on Zorp.", "53.7%", "lower", True),
+        ("GridFormer outperforms TileNet by 53.7% on Zorp.", "53.7%", "higher", False),
+        ("GridFormer increases the error by 3.1 points over TileNet.", "3.1", "lower", False),
+        ("GridFormer loses about 13% of its score after five rounds.", "about 13%", "higher",
+         True),
+        ("GridFormer gives a speedup of about 41% in latency over TileNet.", "about 41%",
+         "lower", True),
+    ],
+)  # fmt: skip
+def test_a_difference_takes_the_sign_of_the_nearest_cue(
+    quote: str, number: str, direction: str, negative: bool
+) -> None:
+    relative = number.endswith("%") and "points" not in quote and "(" not in quote
+    reply = LLMCheckDraft(relation="difference", subject="gridformer_metric",
+                          baselines=["tilenet_metric"], number=number, relative=relative,
+                          direction=direction)  # type: ignore[arg-type]  # fmt: skip
+    draft = check_from_llm(reply, quote)
+    assert draft.check is not None, draft.reason
+    (value,) = _diffs(draft.check)
+    assert (value < 0) is negative, value
+
+
+def test_a_range_the_model_split_keeps_one_unit_and_its_ends_in_order() -> None:
+    """ "0.8-1%" copied as number "0.8" and upper "1%" is 0.008 to 0.01 (not 0.8 to 0.01), and
+    "-0.36 to -0.48" is the range from -0.48 to -0.36."""
+    quote = "The probe keeps its overhead to about 0.8-1% of the full attention cost."
+    reply = LLMCheckDraft(
+        relation="ratio",
+        subject="probe_cost",
+        baselines=["attention_cost"],
+        comparator="between",
+        number="0.8",
+        upper="1%",
+        direction="lower",
+    )
+    draft = check_from_llm(reply, quote)
+    assert draft.check is not None and draft.check.constant and draft.check.upper, draft.reason
+    assert (draft.check.constant.value, draft.check.upper.value) == (0.008, 0.01)
+    drops = "Blend gives drops of -0.36 to -0.48 on Zorp."
+    signed = LLMCheckDraft(
+        relation="difference",
+        subject="blend_score",
+        baselines=["base_score"],
+        comparator="between",
+        number="-0.36",
+        upper="-0.48",
+    )
+    draft = check_from_llm(signed, drops)
+    assert draft.check is not None and draft.check.constant and draft.check.upper, draft.reason
+    assert (draft.check.constant.value, draft.check.upper.value) == (-0.48, -0.36)
+
+
+def test_a_gain_in_percent_between_fractions_is_a_hundredth() -> None:
+    """SR 0.656 vs 0.602, "a 5.4% absolute improvement": the difference is 0.054."""
+    quote = "Walker reaches SR 0.656 against 0.602 for Crawler, a 5.4% absolute improvement."
+    reply = LLMCheckDraft(
+        relation="equal", subject="walker_sr", number="0.656", direction="higher",
+        also=[LLMCheckPart(relation="equal", subject="crawler_sr", number="0.602",
+                           direction="higher"),
+              LLMCheckPart(relation="difference", subject="walker_sr", baselines=["crawler_sr"],
+                           number="5.4%", direction="higher")],
+    )  # fmt: skip
+    draft = check_from_llm(reply, quote)
+    assert draft.check is not None, draft.reason
+    assert _diffs(draft.check) == [pytest.approx(0.054)]
+
+
+def test_a_share_of_the_baseline_is_held_like_a_value_and_units_after_numbers() -> None:
+    """ "retains 97.16%" as a ratio has the default tolerance (25 % would pass 73 %); "roughly
+    25%" keeps the wider one; a degree sign, a hyphenated unit and a "+" follow a number."""
+    quote = "Streamer retains 97.16% of offline accuracy and uses roughly 25% of the tokens."
+    reply = LLMCheckDraft(
+        relation="ratio", subject="streamer_accuracy", baselines=["offline_accuracy"],
+        number="97.16%", direction="higher",
+        also=[LLMCheckPart(relation="ratio", subject="streamer_tokens",
+                           baselines=["offline_tokens"], number="roughly 25%",
+                           direction="lower")],
+    )  # fmt: skip
+    draft = check_from_llm(reply, quote)
+    assert draft.check is not None, draft.reason
+    assert [p.tolerance.rel for p in draft.check.parts] == [0.05, 0.25]
+    for number, text in [("23.00°", "The gaze error falls to 23.00° on Zorp."),
+                         ("64 GPU-hours", "Training costs 64 GPU-hours in total."),
+                         ("3,000+", "The benchmark holds 3,000+ questions.")]:  # fmt: skip
+        one = LLMCheckDraft(relation="equal", subject="value", number=number)
+        assert check_from_llm(one, text).check is not None, number
+
+
+def test_a_fall_is_read_across_the_decimal_points_between_its_cue_and_its_number() -> None:
+    """ "drops Zorp by 12.0 points (52.1%->40.1%) and Quux by 16.9 points": the cue stands
+    before two decimal points (the rule stopped at any "."), so 16.9 was read as a gain."""
+    quote = "Tuning drops Zorp by 12.0 points (52.1%\u219240.1%) and Quux by 16.9 points."
+    reply = LLMCheckDraft(
+        relation="change", subject="tuned_zorp", baselines=["base_zorp"], number="52.1%",
+        upper="40.1%", direction="higher",
+        also=[LLMCheckPart(relation="difference", subject="tuned_zorp", baselines=["base_zorp"],
+                           number="12.0", direction="higher"),
+              LLMCheckPart(relation="difference", subject="tuned_quux", baselines=["base_quux"],
+                           number="16.9", direction="higher")],
+    )  # fmt: skip
+    draft = check_from_llm(reply, quote)
+    assert draft.check is not None, draft.reason
+    assert _diffs(draft.check) == [-12.0, -16.9]

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -199,7 +199,8 @@ _NUMBER_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _NUMBER_AFTER = re.compile(
-    r"\s*(?:\u2030|/?[A-Za-z\u00b5\u03bc][\w/]*(?:\s+[A-Za-z][\w/]*){0,2}|\^\{?[A-Za-z]\w*\}?)?\s*\.?"
+    r"\s*(?:\u2030|\u00b0|\+|/?[A-Za-z\u00b5\u03bc][\w/-]*(?:\s+[A-Za-z][\w/-]*){0,2}|"
+    r"\^\{?[A-Za-z]\w*\}?)?\s*\.?"
 )
 
 
@@ -300,25 +301,63 @@ def _rate(part: LLMCheckPart, quote: str) -> Rate:
     )
 
 
-_REDUCTION = re.compile(
-    r"\b(?:reduc\w*|decreas\w*|lower\w*|cut\w*|drop\w*|shrink\w*|fewer|less|sav\w*|"
-    r"degrad\w*|declin\w*|fall\w*|fell)\b[^.;]{0,60}$",
+#: the words that say which way a difference goes, nearest to its number: a fall ("reduces",
+#: "drops", "costs 4.7 points"), an improvement ("outperforms", "gains": negative only where
+#: lower is better, an error or a latency) or a rise ("increases", "higher", "worse")
+_CUE = re.compile(
+    r"\b(?:(?P<down>reduc\w*|decreas\w*|lower\w*|cut\w*|drop\w*|shrink\w*|fewer|less|sav\w*|"
+    r"degrad\w*|declin\w*|fall\w*|fell|costs|hurts?|los(?:e|es|ing|t))|(?P<better>"
+    r"outperform\w*|improv\w*|better|gains?|surpass\w*|beats?|exceed\w*|boost\w*|"
+    r"speed-?ups?|faster)|(?P<up>increas\w*|higher|more|"
+    r"rais\w*|ris(?:e|es|ing)|grow\w*|larger|worse|slower))\b",
     re.IGNORECASE,
 )
+#: the words right after a number, up to the first punctuation: where the cue after it stands
+#: ("2.67-point average performance drop", "21.6% latency reduction", "an 8.79\u00b0 improvement")
+_AFTER_WORDS = re.compile(r"^[^\s,;.()]*((?:\s+[\w-]+){1,4})")
 _FLIP = {Comparator.ge: Comparator.le, Comparator.gt: Comparator.lt,
          Comparator.le: Comparator.ge, Comparator.lt: Comparator.gt}  # fmt: skip
 
 
+def _falls(quote: str, at: int, end: int, direction: Direction) -> bool:
+    """Whether the claim says the difference whose number stands at ``quote[at:end]`` is a fall
+    of the subject below its baseline: the cue right after the number ("a 21.6% latency
+    reduction"), else the nearest before it in the same sentence ("SFT drops MMMU by 12.0
+    points (52.1%\u219240.1%) and MMLU-Pro by 16.9 points")."""
+    after = _AFTER_WORDS.match(quote[end : end + 60])
+    cue = next(
+        (c for word in (after.group(1).split() if after else []) if (c := _CUE.fullmatch(word))),
+        None,
+    )
+    if cue is None:
+        window = quote[max(0, at - 300) : at]
+        stop = max(window.rfind(". "), window.rfind(";"), window.rfind("? "))
+        cues = list(_CUE.finditer(window[stop + 1 :]))
+        cue = cues[-1] if cues else None
+    if cue is None:
+        return False
+    if cue.group("down"):
+        return True
+    return bool(cue.group("better")) and direction is Direction.lower
+
+
 def _reduction(
-    quote: str, constant: Constant, upper: Constant | None, comparator: Comparator | None
+    quote: str,
+    constant: Constant,
+    upper: Constant | None,
+    comparator: Comparator | None,
+    direction: Direction,
 ) -> tuple[Constant, Constant | None, Comparator | None]:
-    """A difference the claim states as a reduction ("reduces GFLOPs by 15.29%", "a 37%
-    degradation") is negative: subject minus baseline falls by that much. The model copies the
-    number as written, unsigned; a number written with its sign is taken as given."""
+    """A difference the claim states as a fall is negative: subject minus baseline falls by
+    that much ("reduces GFLOPs by 15.29%", "a 37% degradation", "removing X costs 4.7 points",
+    "outperforms B by 53.7%" in an error, where lower is better). The model copies the number
+    as written, unsigned; a number written with its sign is taken as given."""
     if constant.text.lstrip().startswith(("+", "-", "\u2212")) or constant.value < 0:
         return constant, upper, comparator
     at = quote.find(constant.text)
-    if at < 0 or not _REDUCTION.search(quote[max(0, at - 80) : at]):
+    last = upper if upper is not None else constant
+    end = quote.find(last.text, at) if at >= 0 else -1
+    if at < 0 or not _falls(quote, at, (end if end >= 0 else at) + len(last.text), direction):
         return constant, upper, comparator
     negative = constant.model_copy(update={"value": -constant.value})
     if upper is None:
@@ -413,9 +452,18 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
         and _one_number(ends[0]).unit != "%"
     ):  # "10-15%": the range's unit is both ends' (find_numbers reads "10" as 10%)
         constant = constant.model_copy(update={"value": constant.value / 100})
+    elif ends is None and hundredth and constant is not None and upper is not None:
+        # the model split "0.8-1%" itself: number "0.8", upper "1%" (one unit, both ends')
+        units = (_one_number(number).unit, _one_number(upper_text).unit)
+        if units == ("", "%"):
+            constant = constant.model_copy(update={"value": constant.value / 100})
+        elif units == ("%", ""):
+            upper = upper.model_copy(update={"value": upper.value / 100})
     comparator: Comparator | None = Comparator(comparator_text)
     if relation is Relation.difference and constant is not None:
-        constant, upper, comparator = _reduction(quote, constant, upper, comparator)
+        constant, upper, comparator = _reduction(
+            quote, constant, upper, comparator, Direction(reply.direction)
+        )
     magnitude = (
         _magnitude(constant, quote)
         if constant is not None and upper is None and relation in {Relation.equal, Relation.bound}
@@ -470,9 +518,25 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
             baselines = []
     if comparator is not Comparator.between and relation is not Relation.change:
         upper = None
+    if (
+        comparator is Comparator.between
+        and constant is not None
+        and upper is not None
+        and constant.value > upper.value
+    ):  # "drops of -0.36 to -0.48": a range's ends in order
+        constant, upper = upper, constant
+    # a ratio written as a share of the baseline ("retains 97.16%") is held like a value; a
+    # factor ("8x faster") and a difference of two noisy values keep the wider tolerance
+    share = (
+        relation is Relation.ratio
+        and constant is not None
+        and "%" in constant.text
+        and not _INEXACT.search(number[: number.find(constant.text)])
+        and not _INEXACT.search(quote[: max(0, quote.find(constant.text))])
+    )
     approx_tol = (
         APPROX_DIFF_REL_TOL
-        if relation in {Relation.difference, Relation.ratio}
+        if relation in {Relation.difference, Relation.ratio} and not share
         else DEFAULT_REL_TOL
     )
     single = SINGLE_QUANTITY
@@ -714,12 +778,48 @@ def _named_apart(leaves: list[Check]) -> list[Check]:
     ]
 
 
+_Part = TypeVar("_Part", bound=LLMCheckPart)
+
+
+def _points_of_fractions(reply: LLMCheckDraft) -> LLMCheckDraft:
+    """A gain in % between quantities whose values the claim gives as fractions of one ("SR
+    0.656 ... 0.602, a roughly 5.4% absolute improvement") is a difference of 0.054: the parts
+    that state those values say the scale, so the % is read as a hundredth (``fraction``)."""
+    parts: list[LLMCheckPart] = [reply, *reply.also]
+    values: dict[str, list[NumberMention]] = {}
+    for part in parts:
+        if part.relation == "equal" and part.number.strip():
+            try:
+                mention = _one_number(part.number)
+                values.setdefault(_slug(part.subject), []).append(mention)
+            except ValueError:
+                continue
+
+    def scaled(part: _Part) -> _Part:
+        if part.relation != "difference" or part.relative or part.fraction:
+            return part
+        try:
+            unit = _one_number(part.number).unit if part.number.strip() else ""
+            names = [_slug(part.subject), *(_slug(b) for b in part.baselines)]
+        except ValueError:
+            return part
+        stated = [m for name in names for m in values.get(name, [])]
+        if unit != "%" or not stated or any(m.unit or not 0 <= m.value <= 1 for m in stated):
+            return part
+        return part.model_copy(update={"fraction": True})
+
+    also = [scaled(part) for part in reply.also]
+    head = scaled(reply)
+    return head.model_copy(update={"also": also}) if also else head
+
+
 def check_from_llm(reply: LLMCheckDraft, quote: str) -> Draft:
     """The check a model's reply describes, validated, grounded and audited by code (or why
     not)."""
     if reply.relation == "none":
         why = reply.reason.strip() or "no reason given"
         return Draft(reason=f"the model finds no check: {why}", rule="llm")
+    reply = _points_of_fractions(reply)
     try:
         leaves = [_leaf(reply, quote), *(_part(part, quote) for part in reply.also)]
         leaves = _named_apart(_consistent(leaves))
