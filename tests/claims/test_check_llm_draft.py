@@ -1033,6 +1033,7 @@ def _diffs(check: Check) -> list[float]:
         ("GridFormer increases the error by 3.1 points over TileNet.", "3.1", "lower", False),
         ("GridFormer loses about 13% of its score after five rounds.", "about 13%", "higher",
          True),
+
         ("GridFormer gives a speedup of about 41% in latency over TileNet.", "about 41%",
          "lower", True),
     ],
@@ -1131,3 +1132,46 @@ def test_a_fall_is_read_across_the_decimal_points_between_its_cue_and_its_number
     draft = check_from_llm(reply, quote)
     assert draft.check is not None, draft.reason
     assert _diffs(draft.check) == [-12.0, -16.9]
+
+
+def test_a_cue_is_read_where_the_quote_writes_the_number_whole() -> None:
+    """The "2.1" of a gain is not the "2.1" inside "52.1%" (whose cue is "drops"), and "rising
+    to 3.5 points" after a drop is the drop's size, not a rise."""
+    quote = "Tuning drops Zorp to 52.1%, while Blend instead gains 2.1 points on Quux."
+    reply = LLMCheckDraft(
+        relation="equal", subject="tuned_zorp", number="52.1%", direction="higher",
+        also=[LLMCheckPart(relation="difference", subject="blend_quux", baselines=["base_quux"],
+                           number="2.1", direction="higher")],
+    )  # fmt: skip
+    draft = check_from_llm(reply, quote)
+    assert draft.check is not None, draft.reason
+    assert _diffs(draft.check) == [2.1]
+    rising = "Dropping the router costs 2.6 points, rising to 3.5 points on long tasks."
+    both = LLMCheckDraft(
+        relation="difference", subject="without_router", baselines=["full"], number="2.6",
+        direction="higher",
+        also=[LLMCheckPart(relation="difference", subject="without_router_long",
+                           baselines=["full_long"], number="3.5", direction="higher")],
+    )  # fmt: skip
+    draft = check_from_llm(both, rising)
+    assert draft.check is not None, draft.reason
+    assert _diffs(draft.check) == [-2.6, -3.5]
+
+
+def test_a_share_range_is_held_like_a_value() -> None:
+    """ "retains 99.9-100.1% of the score" copied as "99.9" and "100.1%": 0.999 to 1.001 with
+    the default tolerance (25 % would pass a quarter of the score lost)."""
+    quote = "Sealer retains 99.9-100.1% of the plain score on every model."
+    reply = LLMCheckDraft(
+        relation="ratio",
+        subject="sealer_score",
+        baselines=["plain_score"],
+        comparator="between",
+        number="99.9",
+        upper="100.1%",
+    )
+    draft = check_from_llm(reply, quote)
+    assert draft.check is not None and draft.check.constant and draft.check.upper, draft.reason
+    ends = (draft.check.constant.value, draft.check.upper.value)
+    assert ends == (pytest.approx(0.999), pytest.approx(1.001))
+    assert draft.check.tolerance.rel == 0.05

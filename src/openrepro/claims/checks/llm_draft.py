@@ -309,7 +309,7 @@ _CUE = re.compile(
     r"degrad\w*|declin\w*|fall\w*|fell|costs|hurts?|los(?:e|es|ing|t))|(?P<better>"
     r"outperform\w*|improv\w*|better|gains?|surpass\w*|beats?|exceed\w*|boost\w*|"
     r"speed-?ups?|faster)|(?P<up>increas\w*|higher|more|"
-    r"rais\w*|ris(?:e|es|ing)|grow\w*|larger|worse|slower))\b",
+    r"rais\w*|grow\w*|larger|worse|slower))\b",
     re.IGNORECASE,
 )
 #: the words right after a number, up to the first punctuation: where the cue after it stands
@@ -341,6 +341,13 @@ def _falls(quote: str, at: int, end: int, direction: Direction) -> bool:
     return bool(cue.group("better")) and direction is Direction.lower
 
 
+def _find_number(quote: str, text: str, start: int = 0) -> int:
+    """Where ``quote`` writes the number ``text`` as a whole number (not "2.1" inside "52.1%"),
+    from ``start``; -1 when it does not."""
+    found = re.compile(rf"(?<![\d.]){re.escape(text)}(?!\d)").search(quote, start)
+    return found.start() if found else -1
+
+
 def _reduction(
     quote: str,
     constant: Constant,
@@ -354,9 +361,9 @@ def _reduction(
     as written, unsigned; a number written with its sign is taken as given."""
     if constant.text.lstrip().startswith(("+", "-", "\u2212")) or constant.value < 0:
         return constant, upper, comparator
-    at = quote.find(constant.text)
+    at = _find_number(quote, constant.text)
     last = upper if upper is not None else constant
-    end = quote.find(last.text, at) if at >= 0 else -1
+    end = _find_number(quote, last.text, max(at, 0)) if at >= 0 else -1
     if at < 0 or not _falls(quote, at, (end if end >= 0 else at) + len(last.text), direction):
         return constant, upper, comparator
     negative = constant.model_copy(update={"value": -constant.value})
@@ -530,7 +537,7 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
     share = (
         relation is Relation.ratio
         and constant is not None
-        and "%" in constant.text
+        and ("%" in constant.text or (upper is not None and "%" in upper.text))
         and not _INEXACT.search(number[: number.find(constant.text)])
         and not _INEXACT.search(quote[: max(0, quote.find(constant.text))])
     )
