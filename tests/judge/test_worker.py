@@ -96,14 +96,15 @@ def _env() -> dict[str, str]:
 
 
 def test_a_worker_killed_mid_logbook_loses_nothing(challenge: ChallengeContext) -> None:
-    """SIGKILL while a worker judges a logbook (800 claims, about a second of judging): nothing
-    of it is stored, its items return to the queue after the lease, and the next worker judges
-    every claim once."""
+    """SIGKILL while a worker judges a logbook (2,000 claims, a few seconds of judging: with
+    800, a loaded CI machine once saw the worker finish between the poll that saw it judging and
+    the kill): nothing of it is stored, its items return to the queue after the lease, and the
+    next worker judges every claim once."""
     register_version(challenge, judge_config(""))  # the workers' judge version
     folder = challenge.settings.directory
     config = tomllib.loads((folder / CONFIG_FILE).read_text())
     (folder / CONFIG_FILE).write_text(tomli_w.dumps(config | {"queue_lease_s": 2.0}))
-    add_papers(challenge, 1, 800)
+    add_papers(challenge, 1, 2000)
     add_people(challenge, ["ann"])
     (book,) = add_logbooks(challenge, [("ann", "p0001")])
     with challenge.store.session() as s:
@@ -137,7 +138,7 @@ def test_a_worker_killed_mid_logbook_loses_nothing(challenge: ChallengeContext) 
     assert {(i.status, i.attempts) for i in items} == {("done", 2)}
     assert {i.worker.split(":")[1] for i in items} != {str(first.pid)}
     verdicts = _verdicts(challenge)
-    assert len(verdicts) == 800 and len({(b, c) for b, c, _ in verdicts}) == 800
+    assert len(verdicts) == 2000 and len({(b, c) for b, c, _ in verdicts}) == 2000
     assert {v for _, _, v in verdicts} == {"verified"}
 
 
