@@ -30,7 +30,10 @@ the last ``fresh7`` paper, characters 345,967 to 395,494 of the same file, none 
 split) was labelled by hand the same way and committed before any drafter ran on it; ``fresh9``
 (35 papers, 181 claims: every claim of the whole papers that follow the last ``fresh8`` paper,
 characters 395,494 to 442,570 of the same file, none in an earlier split) was labelled by hand
-the same way and committed before any drafter ran on it.
+the same way and committed before any drafter ran on it; ``fresh10`` (35 papers, 195 claims: every
+claim of the whole papers that follow the last ``fresh9`` paper, characters 442,570 to 490,285 of
+the same file, none in an earlier split) was labelled by hand the same way and committed before
+any drafter ran on it.
 
 Fetch step (outside CI, once): download the claim list the labels name, e.g.
 
@@ -77,6 +80,7 @@ HALVES = [
     "fresh7",
     "fresh8",
     "fresh9",
+    "fresh10",
 ]
 
 
