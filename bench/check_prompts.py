@@ -10,6 +10,12 @@ would (the JSON object only) and writes ``{"request_sha256": ..., "reply": ...}`
 
     .venv/bin/python bench/check_prompts.py CLAIMS.json [CLAIMS.json ...] --out /tmp/prompts.jsonl
         (--keys KEY ... | --keys-file KEYS.txt | --half fresh6) [--repairs-of REC.jsonl ...]
+        [--prompt check-draft-v5]
+
+``--prompt`` names the drafting prompt (default the current one,
+:data:`~openrepro.claims.checks.llm_draft.PROMPT_VERSION`); each prompt has its own reply schema
+(:data:`~openrepro.claims.checks.llm_draft.PROMPT_SCHEMAS`), so an older prompt's recordings are
+re-run with its own requests.
 
 With ``--repairs-of`` (a recording of the first round's answers) it writes the **repair round**
 instead: it replays each recorded first answer through
@@ -40,10 +46,12 @@ from pydantic import ValidationError
 
 from checks_real import LABELS, _texts
 from openrepro.claims.checks.llm_draft import (
+    PROMPT_SCHEMAS,
     PROMPT_VERSION,
-    LLMCheckDraft,
     check_from_llm,
     draft_messages,
+    draft_schema,
+    refused,
     repair_messages,
 )
 from openrepro.llm import parse_json_reply, request_sha256
@@ -52,15 +60,16 @@ from replay_llm import Recording, load_recording
 REPO = Path(__file__).resolve().parent.parent
 
 
-def request_record(key: str, quote: str) -> dict[str, Any]:
-    """The line for one claim: the exact messages and schema, and their hash."""
-    messages = draft_messages(quote)
-    schema = LLMCheckDraft.model_json_schema()
+def request_record(key: str, quote: str, prompt: str = PROMPT_VERSION) -> dict[str, Any]:
+    """The line for one claim: the exact messages and schema of drafting prompt ``prompt``,
+    and their hash."""
+    messages = draft_messages(quote, prompt)
+    schema = draft_schema(prompt).model_json_schema()
     system = next(m.content for m in messages if m.role == "system")
     user = next(m.content for m in messages if m.role == "user")
     return {
         "key": key,
-        "prompt_version": PROMPT_VERSION,
+        "prompt_version": prompt,
         "request_sha256": request_sha256(messages, schema),
         "system": system,
         "user": user,
@@ -68,22 +77,24 @@ def request_record(key: str, quote: str) -> dict[str, Any]:
     }
 
 
-def repair_record(key: str, quote: str, reply: str) -> dict[str, Any] | None:
+def repair_record(
+    key: str, quote: str, reply: str, prompt: str = PROMPT_VERSION
+) -> dict[str, Any] | None:
     """The repair round's line for one claim whose first answer was ``reply`` (its text as
     recorded), or None when code takes that answer (a check, or "none"). A reply that is not
     valid for the schema is a ValueError (the client's own schema repair would answer it)."""
     try:
-        answer = LLMCheckDraft.model_validate(parse_json_reply(reply))
+        answer = draft_schema(prompt).model_validate(parse_json_reply(reply))
     except ValidationError as exc:
         raise ValueError(f"not a valid draft: {exc.errors()[0]['msg']}") from exc
     draft = check_from_llm(answer, quote)
-    if draft.check is not None or answer.relation == "none":
+    if not refused(draft, answer):
         return None
-    messages = repair_messages(quote, reply, draft.reason)
-    schema = LLMCheckDraft.model_json_schema()
+    messages = repair_messages(quote, reply, draft.reason, prompt)
+    schema = draft_schema(prompt).model_json_schema()
     return {
         "key": key,
-        "prompt_version": PROMPT_VERSION,
+        "prompt_version": prompt,
         "round": 2,
         "request_sha256": request_sha256(messages, schema),
         "system": messages[0].content,
@@ -95,20 +106,23 @@ def repair_record(key: str, quote: str, reply: str) -> dict[str, Any] | None:
 
 
 def repair_records(
-    texts: dict[str, str], keys: list[str], recordings: dict[str, Recording]
+    texts: dict[str, str],
+    keys: list[str],
+    recordings: dict[str, Recording],
+    prompt: str = PROMPT_VERSION,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """The repair lines for ``keys`` from the recorded first answers, and the problems (a key
     with no recorded first answer, or one not valid for the schema)."""
     lines: list[dict[str, Any]] = []
     problems: list[str] = []
     for key in keys:
-        first = request_record(key, texts[key])
+        first = request_record(key, texts[key], prompt)
         recorded = recordings.get(first["request_sha256"])
         if recorded is None:
             problems.append(f"{key}: the first answer is not recorded")
             continue
         try:
-            line = repair_record(key, texts[key], recorded.reply)
+            line = repair_record(key, texts[key], recorded.reply, prompt)
         except ValueError as exc:
             problems.append(f"{key}: the recorded first answer is {exc}")
             continue
@@ -142,6 +156,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repairs-of", type=Path, nargs="+",
                         help="a recording of the first answers: write the repair round's "
                         "requests for the answers code refuses")  # fmt: skip
+    parser.add_argument("--prompt", choices=list(PROMPT_SCHEMAS), default=PROMPT_VERSION,
+                        help=f"the drafting prompt (default {PROMPT_VERSION}; an older one "
+                        "to re-run its recordings)")  # fmt: skip
     args = parser.parse_args(argv)
     if not _outside_repo(args.out):
         print(f"{args.out}: claim texts carry no licence; write outside the repository",
@@ -165,12 +182,12 @@ def main(argv: list[str] | None = None) -> int:
         recordings: dict[str, Recording] = {}
         for path in args.repairs_of:
             recordings.update(load_recording(path))
-        lines, problems = repair_records(texts, present, recordings)
+        lines, problems = repair_records(texts, present, recordings, args.prompt)
         for problem in problems:
             print(f"left out: {problem}", file=sys.stderr)
         what = f"repair requests (of {len(present)} first answers)"
     else:
-        lines = [request_record(k, texts[k]) for k in present]
+        lines = [request_record(k, texts[k], args.prompt) for k in present]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(
         "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8"

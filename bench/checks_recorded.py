@@ -16,6 +16,12 @@ checks.
 
     .venv/bin/python bench/checks_recorded.py CLAIMS.json --recording REC.jsonl [--half fresh6]
         [--second REC2.jsonl] [--cases-out /tmp/cases.txt] [--json-out /tmp/report.json]
+        [--prompt check-draft-v5]
+
+``--prompt``: the drafting prompt the recordings answer (default the current one; v5's
+recordings are re-run with ``--prompt check-draft-v5``). From ``check-draft-v6`` on, an answer
+may list in ``left_out`` the claim's results its check does not state: code takes no check of
+it, and the script counts such answers apart (the model's abstention, not code's refusal).
 
 The drafter sends one **repair round** where code refuses an answer
 (:func:`~openrepro.claims.checks.llm_draft.repair_messages`); its requests are written by
@@ -50,7 +56,12 @@ from openrepro.claims.checks.eval import (
     evaluate_drafter,
     render_report,
 )
-from openrepro.claims.checks.llm_draft import REPAIRED_RULE, draft_check_llm
+from openrepro.claims.checks.llm_draft import (
+    PROMPT_SCHEMAS,
+    PROMPT_VERSION,
+    REPAIRED_RULE,
+    draft_check_llm,
+)
 from openrepro.claims.proposals import equivalence_form
 from openrepro.errors import LLMError
 from openrepro.llm import LLMClient, parse_json_reply
@@ -58,6 +69,9 @@ from openrepro.llm.openai_backend import OpenAIBackend
 from replay_llm import Recording, ReplayServer, load_recording
 
 UNRECORDED = "unrecorded"
+#: an answer whose check the model itself says leaves a result out (v6's ``left_out``): the
+#: model's abstention, counted apart from "none" and never as code's refusal
+LEFT_OUT = "left_out"
 
 
 def _reason_kind(reason: str) -> str:
@@ -66,10 +80,13 @@ def _reason_kind(reason: str) -> str:
     return ":".join(head[:2]).strip() if len(head) > 1 else reason
 
 
-def _model_answer(recordings: dict[str, Recording], quote: str) -> tuple[str, str]:
-    """The relation the recorded answer for ``quote`` states ("" when unreadable or absent),
-    and the answer as recorded."""
-    recorded = recordings.get(request_record("", quote)["request_sha256"])
+def _model_answer(
+    recordings: dict[str, Recording], quote: str, prompt: str = PROMPT_VERSION
+) -> tuple[str, str]:
+    """The relation the recorded answer for ``quote`` states ("" when unreadable or absent;
+    :data:`LEFT_OUT` for a check the model says leaves a result out), and the answer as
+    recorded."""
+    recorded = recordings.get(request_record("", quote, prompt)["request_sha256"])
     if recorded is None:
         return UNRECORDED, ""
     try:
@@ -77,11 +94,18 @@ def _model_answer(recordings: dict[str, Recording], quote: str) -> tuple[str, st
     except ValueError:
         return "", recorded.reply
     relation = answer.get("relation", "") if isinstance(answer, dict) else ""
+    if relation != "none" and isinstance(answer, dict) and answer.get("left_out"):
+        return LEFT_OUT, recorded.reply
     return str(relation), recorded.reply
 
 
 def run(
-    labels: list[CheckLabel], recordings: dict[str, Recording], *, name: str, repair: bool = False
+    labels: list[CheckLabel],
+    recordings: dict[str, Recording],
+    *,
+    name: str,
+    repair: bool = False,
+    prompt: str = PROMPT_VERSION,
 ) -> tuple[DrafterReport, dict[str, Draft]]:
     """The drafter's report over ``labels`` and its draft per label id, from ``recordings``
     (with ``repair``, the drafter's repair round too: a refused answer whose repair request is
@@ -93,7 +117,7 @@ def run(
 
         def drafter(quote: str) -> Draft:
             try:
-                draft = draft_check_llm(quote, client, repair=repair)
+                draft = draft_check_llm(quote, client, repair=repair, prompt=prompt)
             except LLMError as exc:
                 draft = Draft(reason=f"{UNRECORDED}: {exc}", rule="llm")
             drafts[by_quote[quote]] = draft
@@ -105,15 +129,18 @@ def run(
 
 
 def refusals(
-    labels: list[CheckLabel], recordings: dict[str, Recording], drafts: dict[str, Draft]
+    labels: list[CheckLabel],
+    recordings: dict[str, Recording],
+    drafts: dict[str, Draft],
+    prompt: str = PROMPT_VERSION,
 ) -> tuple[int, list[tuple[str, str]]]:
-    """How many of the model's answers were not ``none``, and (claim, reason) for each of them
-    that code refused."""
+    """How many of the model's answers were a check (not ``none``, nor one it says leaves a
+    result out), and (claim, reason) for each of them that code refused."""
     answered = 0
     refused: list[tuple[str, str]] = []
     for label in labels:
-        relation, _ = _model_answer(recordings, label.quote)
-        if relation in {"none", UNRECORDED}:
+        relation, _ = _model_answer(recordings, label.quote, prompt)
+        if relation in {"none", UNRECORDED, LEFT_OUT}:
             continue
         answered += 1
         draft = drafts[label.id]
@@ -122,11 +149,14 @@ def refusals(
     return answered, refused
 
 
-NO_CHECK = "the model finds no check"
+NO_CHECK = ("the model finds no check", "the model finds no complete check")
 
 
 def repaired(
-    labels: list[CheckLabel], recordings: dict[str, Recording], drafts: dict[str, Draft]
+    labels: list[CheckLabel],
+    recordings: dict[str, Recording],
+    drafts: dict[str, Draft],
+    prompt: str = PROMPT_VERSION,
 ) -> dict[str, list[str]]:
     """The repair round's outcome for the model's non-``none`` first answers that code refused
     (``drafts`` from :func:`run` with ``repair``): claim ids by ``checked`` (the second answer
@@ -134,8 +164,8 @@ def repaired(
     ``unrecorded`` (the repair request is not in the recording)."""
     out: dict[str, list[str]] = {"checked": [], "none": [], "refused": [], "unrecorded": []}
     for label in labels:
-        relation, _ = _model_answer(recordings, label.quote)
-        if relation in {"none", UNRECORDED}:
+        relation, _ = _model_answer(recordings, label.quote, prompt)
+        if relation in {"none", UNRECORDED, LEFT_OUT}:
             continue
         draft = drafts[label.id]
         if draft.rule != REPAIRED_RULE:
@@ -189,13 +219,16 @@ def _flags(case: DraftCase) -> str:
 
 
 def cases_in_words(
-    labels: list[CheckLabel], report: DrafterReport, recordings: dict[str, Recording]
+    labels: list[CheckLabel],
+    report: DrafterReport,
+    recordings: dict[str, Recording],
+    prompt: str = PROMPT_VERSION,
 ) -> str:
     """Every claim: its text, the label, the model's answer, and the check in words (or why
     none), for a read-by-hand review."""
     blocks = []
     for label, case in zip(labels, report.cases, strict=True):
-        relation, answer = _model_answer(recordings, label.quote)
+        relation, answer = _model_answer(recordings, label.quote, prompt)
         gold = label.relation.value if label.relation is not None else "none"
         parts = f"[{','.join(p.value for p in label.parts)}]" if label.parts else ""
         lines = [
@@ -226,6 +259,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--half", choices=[*HALVES, "all"], default="fresh6")
     parser.add_argument("--cases-out", type=Path, help="claims and checks in words (outside)")
     parser.add_argument("--json-out", type=Path, help="the report as JSON (outside)")
+    parser.add_argument("--prompt", choices=list(PROMPT_SCHEMAS), default=PROMPT_VERSION,
+                        help=f"the drafting prompt the recordings answer (default "
+                        f"{PROMPT_VERSION})")  # fmt: skip
     args = parser.parse_args(argv)
     for path in (args.cases_out, args.json_out):
         if path is not None and not _outside(path):
@@ -240,10 +276,20 @@ def main(argv: list[str] | None = None) -> int:
     recordings: dict[str, Recording] = {}
     for path in args.recording:
         recordings.update(load_recording(path))
-    first_report, first = run(labels, recordings, name=f"first/{args.half}")
-    report, drafts = run(labels, recordings, name=f"recorded/{args.half}", repair=True)
+    prompt = args.prompt
+    first_report, first = run(labels, recordings, name=f"first/{args.half}", prompt=prompt)
+    report, drafts = run(
+        labels, recordings, name=f"recorded/{args.half}", repair=True, prompt=prompt
+    )
     print(render_report(report))
-    answered, refused = refusals(labels, recordings, first)
+    answered, refused = refusals(labels, recordings, first, prompt)
+    left = [
+        label.id
+        for label in labels
+        if _model_answer(recordings, label.quote, prompt)[0] == LEFT_OUT
+    ]
+    print(f"  first answers whose check the model says leaves a result out (no check): "
+          f"{len(left)}")  # fmt: skip
     unrecorded = sum(c.reason.startswith(UNRECORDED) for c in first_report.cases)
     share = f" ({len(refused) / answered:.1%})" if answered else ""
     print(f"  model answers not 'none': {answered}; first answers refused by code: "
@@ -252,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"    {n:3} {kind}")
     for key, reason in refused:
         print(f"    {key}: {reason}")
-    rounds = repaired(labels, recordings, drafts)
+    rounds = repaired(labels, recordings, drafts, prompt)
     after = len(rounds["refused"]) + len(rounds["unrecorded"])
     share = f" ({after / answered:.1%})" if answered else ""
     print(f"  after the repair round: refused {after}{share} (again {len(rounds['refused'])}, "
@@ -266,17 +312,20 @@ def main(argv: list[str] | None = None) -> int:
         "refused": refused,
         "repair": rounds,
         "unrecorded": unrecorded,
+        "left_out": left,
     }
     if args.second:
         second: dict[str, Recording] = {}
         for path in args.second:
             second.update(load_recording(path))
-        _, other = run(labels, second, name=f"second/{args.half}", repair=True)
+        _, other = run(labels, second, name=f"second/{args.half}", repair=True, prompt=prompt)
         line = agreement(labels, drafts, other, {c.id: c for c in report.cases})
         print(f"  {line}")
         summary["agreement"] = line
     if args.cases_out is not None:
-        args.cases_out.write_text(cases_in_words(labels, report, recordings), encoding="utf-8")
+        args.cases_out.write_text(
+            cases_in_words(labels, report, recordings, prompt), encoding="utf-8"
+        )
         print(f"  cases in words: {args.cases_out}")
     if args.json_out is not None:
         args.json_out.write_text(json.dumps(summary, indent=1), encoding="utf-8")

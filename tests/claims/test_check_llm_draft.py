@@ -192,7 +192,7 @@ def test_a_served_rate_reply_becomes_a_rate_check_read_by_code(server: FakeOpenA
     assert check.rate.exponent.value == -1  # read by code from "O(1/T)", never by the model
     assert check.quantities[0].key == "claims/p1/C3/optimality_gap"
     (body,) = server.chat_bodies()
-    assert PROMPT_VERSION == "check-draft-v5" and '"rate"' in body["messages"][0]["content"]
+    assert PROMPT_VERSION == "check-draft-v6" and '"rate"' in body["messages"][0]["content"]
 
 
 def test_a_rate_whose_expression_is_not_the_claims_is_refused(server: FakeOpenAI) -> None:

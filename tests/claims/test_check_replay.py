@@ -50,7 +50,7 @@ def _recording(tmp_path: Path, dumped: list[dict[str, Any]], replies: list[Any])
 
 def test_the_dump_writes_the_exact_request_and_its_hash(tmp_path: Path) -> None:
     (line,) = _dump(tmp_path, [FASTER])
-    assert line["key"] == "zorp/0" and line["prompt_version"] == "check-draft-v5"
+    assert line["key"] == "zorp/0" and line["prompt_version"] == "check-draft-v6"
     assert line["user"].startswith(f"Claim: {FASTER}")
     assert line["schema"] == LLMCheckDraft.model_json_schema()
     assert len(line["request_sha256"]) == 64

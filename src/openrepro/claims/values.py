@@ -666,17 +666,34 @@ _APPROX_BEFORE = re.compile(
 )
 
 
+#: a factor written as a count of orders of magnitude ("two orders of magnitude faster",
+#: "3 orders of magnitude fewer"): the count, and the words that make it a power of ten
+_ORDERS_OF_MAGNITUDE = re.compile(
+    r"(?<![\w.])(?P<n>\d+|" + "|".join(w for w in NUMBER_WORDS if w != "both") + r")"
+    r"(?=\s+orders?\s+of\s+magnitude\b)",
+    re.IGNORECASE,
+)
+
+
 def find_magnitudes(sentence: str) -> list[NumberMention]:
     """The orders of magnitude ``sentence`` states: a power of ten written as one ("1e-5",
     "10^2", "10²", "1 x 10^-4"; a mantissa other than 1 is a value, "3e-5") right after an
-    approximation ("roughly", "about", "~", "≈", "on the order of"). Each holds from
-    value / :data:`MAGNITUDE_FACTOR` to value * :data:`MAGNITUDE_FACTOR`."""
-    return [
+    approximation ("roughly", "about", "~", "≈", "on the order of"); and a factor written as a
+    count of orders of magnitude ("two orders of magnitude faster": the mention is the count as
+    written, "two", its value 10^2). Each holds from value / :data:`MAGNITUDE_FACTOR` to
+    value * :data:`MAGNITUDE_FACTOR`."""
+    powers = [
         m
         for m in find_numbers(sentence)
         if _POWER_OF_TEN.match(m.text.strip().lstrip("+"))
         and _APPROX_BEFORE.search(sentence[max(0, m.start - 24) : m.start])
     ]
+    counted = []
+    for m in _ORDERS_OF_MAGNITUDE.finditer(sentence):
+        n = m.group("n")
+        count = NUMBER_WORDS[n.lower()] if n.lower() in NUMBER_WORDS else int(n)
+        counted.append(NumberMention(text=n, value=10.0**count, start=m.start(), end=m.end()))
+    return sorted([*powers, *counted], key=lambda m: m.start)
 
 
 def magnitude_range(value: float) -> tuple[float, float]:

@@ -41,9 +41,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Literal, TypeVar
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from openrepro.claims.checks.draft import Draft, audit_check, draft_check
 from openrepro.claims.checks.grounding import grounding_problems
@@ -87,19 +88,24 @@ from openrepro.llm import LLMClient, Message
 
 __all__ = [
     "MODEL_DRAFTS_SETTLED",
+    "PROMPT_SCHEMAS",
     "PROMPT_VERSION",
     "REPAIRED_RULE",
     "LLMCheckDraft",
+    "LLMCheckDraftV5",
     "LLMCheckPart",
     "check_from_llm",
     "draft_check_llm",
     "draft_messages",
+    "draft_schema",
     "draft_with_fallback",
+    "left_out",
     "model_may_draft",
+    "refused",
     "repair_messages",
 ]
 
-PROMPT_VERSION = "check-draft-v5"
+PROMPT_VERSION = "check-draft-v6"
 
 #: the rule of a draft whose check (or "none") came from the repair round: code refused the
 #: model's first answer and sent its reason back once (:func:`repair_messages`)
@@ -164,10 +170,14 @@ class LLMCheckPart(BaseModel):
     over: str = Field(default="", max_length=40)
 
 
-class LLMCheckDraft(LLMCheckPart):
+class LLMCheckDraftV5(LLMCheckPart):
     """The constrained schema the model fills: a relation (or ``none`` with a reason),
     optionally quantified (over named or counted settings), with the claim's other parts in
     ``also`` (a conjunction)."""
+
+    # prompt check-draft-v5's reply: its title and docstring are the schema's as v5's answers
+    # were recorded with (the recordings are keyed by the hash of the messages and the schema)
+    model_config = ConfigDict(title="LLMCheckDraft")
 
     relation: _LeafRelation | Literal["none"]  # type: ignore[assignment]
     subject: _Name = Field(default="", max_length=64)
@@ -179,6 +189,24 @@ class LLMCheckDraft(LLMCheckPart):
     count: str = Field(default="", max_length=20)
     at_least: str = Field(default="", max_length=20)
     also: list[LLMCheckPart] = Field(default_factory=list, max_length=12)
+
+
+class LLMCheckDraft(LLMCheckDraftV5):
+    """The schema of prompt ``check-draft-v6``: v5's, and ``left_out``, the claim's result
+    assertions that no part states (where a sweep peaks, a frontier, "the only method that", a
+    rate's second variable). A check that leaves a result out would verify a claim it checked in
+    part only: code takes no check of such an answer (the model's own abstention, not a
+    refusal), so the claim goes to a person."""
+
+    left_out: list[str] = Field(default_factory=list, max_length=6)
+
+
+#: the drafting prompts a client may be asked with, and the schema of each one's reply (the
+#: recorded answers of an older prompt replay against its own messages and schema)
+PROMPT_SCHEMAS: dict[str, type[LLMCheckDraftV5]] = {
+    "check-draft-v5": LLMCheckDraftV5,
+    "check-draft-v6": LLMCheckDraft,
+}
 
 
 def _slug(name: str) -> str:
@@ -433,6 +461,36 @@ _CONVERGES = re.compile(
 )
 
 
+_DECIMALS = re.compile(r"\d[\d,]*(?:\.(?P<frac>\d+))?")
+
+
+def _written_precision(*constants: Constant | None) -> float:
+    """The least slack of values written with decimals: one unit of the last decimal the claim
+    writes ("0.02%" is held to 0.01, "r = -0.05" to 0.01), in the constant's own scale (a
+    percentage read as its hundredth scales with it); 0 for integers, powers and suffixed
+    numbers ("12", "3e-5", "4.5k"), which the relative tolerance alone holds. A 5 % slack on a
+    value near zero is tighter than the rounding of the value itself (read by hand, fresh9)."""
+    precision = 0.0
+    for constant in constants:
+        if constant is None:
+            continue
+        try:
+            mention = _one_number(constant.text)
+        except ValueError:
+            continue
+        digits = _DECIMALS.search(mention.text)
+        if (
+            digits is None
+            or not digits.group("frac")
+            or mention.value == 0
+            or re.search(r"[eE][-+]?\d|\^|[x\u00d7]\s?10|\d[kKMB]\b", mention.text)
+        ):
+            continue
+        scale = abs(constant.value / mention.value)
+        precision = max(precision, 10.0 ** -len(digits.group("frac")) * scale)
+    return precision
+
+
 def _leaf(reply: LLMCheckPart, quote: str) -> Check:
     """One relation of the reply as a check (a ValueError or ValidationError when invalid)."""
     subject = _slug(reply.subject)
@@ -473,13 +531,17 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
         )
     magnitude = (
         _magnitude(constant, quote)
-        if constant is not None and upper is None and relation in {Relation.equal, Relation.bound}
+        if constant is not None
+        and upper is None
+        and relation in {Relation.equal, Relation.bound, Relation.ratio}
         else None
     )
     if magnitude is not None and constant is not None:  # "roughly 1e-5": an order of magnitude
+        # ("two orders of magnitude faster": a ratio of about 10^2)
         low, high = magnitude_range(magnitude.value)
         if relation is Relation.equal or comparator in {Comparator.eq, Comparator.between}:
-            relation, comparator = Relation.bound, Comparator.between
+            relation = Relation.ratio if relation is Relation.ratio else Relation.bound
+            comparator = Comparator.between
             constant, upper = (constant.model_copy(update={"value": low}),
                                constant.model_copy(update={"value": high}))  # fmt: skip
         else:  # "below roughly 1e-5": the bound on the claim's side of the magnitude
@@ -570,8 +632,8 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
         # a value at its bound ("100%", "a perfect 1.00", "zero errors") is held exactly: 5 %
         # slack accepted 95 % for "100% match" (read by hand, fresh7)
         tolerance=Tolerance(rel=0.0)
-        if relation in {Relation.bound, Relation.ordering} or exact
-        else Tolerance(rel=approx_tol),
+        if relation in {Relation.bound, Relation.ordering} or exact or magnitude is not None
+        else Tolerance(rel=approx_tol, abs=_written_precision(constant, upper)),
         trend=trend,
         law=law,
         sweep=sweep if relation in {Relation.rate, Relation.trend, Relation.growth} else "",
@@ -598,7 +660,7 @@ def _phrase(text: str, hay: str) -> bool:
     return bool(needle) and re.search(rf"(?<![\w.]){re.escape(needle)}(?![\w])", hay) is not None
 
 
-def _quantifier(reply: LLMCheckDraft, inner: Check, quote: str) -> Check:
+def _quantifier(reply: LLMCheckDraftV5, inner: Check, quote: str) -> Check:
     """The reply's quantifier around ``inner``: its labels, count and at_least read by code and
     found in the claim as written ("9 of 10 tasks", "across four datasets", "on SVHN")."""
     counted = bool(reply.labels or reply.count.strip() or reply.at_least.strip())
@@ -706,14 +768,68 @@ def _what_to_change(reason: str) -> str:
     return f"{reason} (to fix: {fix})" if fix else reason
 
 
+_HOLDS: dict[Comparator | None, Callable[[float, float], bool]] = {
+    None: lambda gap, margin: abs(gap) <= margin,
+    Comparator.eq: lambda gap, margin: abs(gap) <= margin,
+    Comparator.ge: lambda gap, margin: gap >= -margin,
+    Comparator.gt: lambda gap, margin: gap > -margin,
+    Comparator.le: lambda gap, margin: gap <= margin,
+    Comparator.lt: lambda gap, margin: gap < margin,
+}
+
+
+def _agreeing(leaf: Check, values: dict[str, list[float]]) -> Check | None:
+    """A difference part as the claim's own values of its two quantities, stated in other
+    parts, have it: as it is where they agree with it; with its sign turned where they agree
+    only with the opposite sign (the words' cue misread the direction: "from 0.411 to 0.358,
+    a 13% gain" in an error); None where they disagree with its number either way (a claim
+    whose numbers contradict each other: "52.1 -> 79.6, a 21.9-point gain"), so the values,
+    not the derived difference, are checked. Anything else is returned as it is."""
+    if (
+        leaf.relation is not Relation.difference
+        or leaf.constant is None
+        or len(leaf.baselines) != 1
+        or leaf.comparator not in _HOLDS
+    ):
+        return leaf
+    a, b = values.get(leaf.subject, []), values.get(leaf.baselines[0], [])
+    if len(a) != 1 or len(b) != 1 or (leaf.relative and b[0] == 0):
+        return leaf
+    implied = (a[0] - b[0]) / abs(b[0]) if leaf.relative else a[0] - b[0]
+    d = leaf.constant.value
+    margin = leaf.tolerance.margin(d)
+    holds = _HOLDS[leaf.comparator]
+    if holds(implied - d, margin):
+        return leaf
+    flipped = _FLIP.get(leaf.comparator, leaf.comparator) if leaf.comparator else None
+    if _HOLDS[flipped](implied + d, margin):
+        return leaf.model_copy(
+            update={
+                "constant": leaf.constant.model_copy(update={"value": -d}),
+                "comparator": flipped,
+            }
+        )
+    return None
+
+
 def _consistent(leaves: list[Check]) -> list[Check]:
-    """The parts without a "comparable" that the claim's own values, stated in other parts,
-    refute ("0.012, nearly matching 0.010": 20 % apart, beyond the comparable's 5 %): those
-    values say how close the claim means; the comparable part is left out, never the values."""
+    """The parts as the claim's own values, stated in other parts (``equal``, and the two ends
+    of a ``change``), have them: a "comparable" they refute ("0.012, nearly matching 0.010":
+    20 % apart, beyond the comparable's 5 %) is left out, never the values (those say how close
+    the claim means); a difference they contradict takes their sign, or is left out where its
+    number disagrees with them (:func:`_agreeing`)."""
     values: dict[str, list[float]] = {}
     for leaf in leaves:
         if leaf.relation is Relation.equal and leaf.constant is not None and leaf.subject:
             values.setdefault(leaf.subject, []).append(leaf.constant.value)
+        if (
+            leaf.relation is Relation.change
+            and leaf.constant is not None
+            and leaf.upper is not None
+            and len(leaf.baselines) == 1
+        ):  # "from 52.1 to 79.6": the value before, and the value after
+            values.setdefault(leaf.baselines[0], []).append(leaf.constant.value)
+            values.setdefault(leaf.subject, []).append(leaf.upper.value)
 
     def refuted(leaf: Check) -> bool:
         if leaf.relation is not Relation.comparable or len(leaf.baselines) != 1:
@@ -723,7 +839,11 @@ def _consistent(leaves: list[Check]) -> list[Check]:
             return False
         return abs(a[0] - b[0]) > leaf.tolerance.margin(max(abs(a[0]), abs(b[0])))
 
-    kept = [leaf for leaf in leaves if not refuted(leaf)]
+    kept = [
+        agreed
+        for leaf in leaves
+        if not refuted(leaf) and (agreed := _agreeing(leaf, values)) is not None
+    ]
     return kept or leaves
 
 
@@ -788,7 +908,10 @@ def _named_apart(leaves: list[Check]) -> list[Check]:
 _Part = TypeVar("_Part", bound=LLMCheckPart)
 
 
-def _points_of_fractions(reply: LLMCheckDraft) -> LLMCheckDraft:
+_Draft = TypeVar("_Draft", bound=LLMCheckDraftV5)
+
+
+def _points_of_fractions(reply: _Draft) -> _Draft:
     """A gain in % between quantities whose values the claim gives as fractions of one ("SR
     0.656 ... 0.602, a roughly 5.4% absolute improvement") is a difference of 0.054: the parts
     that state those values say the scale, so the % is read as a hundredth (``fraction``)."""
@@ -820,12 +943,27 @@ def _points_of_fractions(reply: LLMCheckDraft) -> LLMCheckDraft:
     return head.model_copy(update={"also": also}) if also else head
 
 
-def check_from_llm(reply: LLMCheckDraft, quote: str) -> Draft:
+def left_out(reply: LLMCheckDraftV5) -> list[str]:
+    """The result assertions the model says its check leaves out (v6's ``left_out``; none for
+    an older prompt's reply, whose schema has no such field)."""
+    if reply.relation == "none" or not isinstance(reply, LLMCheckDraft):
+        return []
+    return [item.strip() for item in reply.left_out if item.strip()]
+
+
+def check_from_llm(reply: LLMCheckDraftV5, quote: str) -> Draft:
     """The check a model's reply describes, validated, grounded and audited by code (or why
-    not)."""
+    not). A reply whose check the model itself says leaves out a result assertion
+    (:func:`left_out`) gives no check: the model's abstention, not code's refusal."""
     if reply.relation == "none":
         why = reply.reason.strip() or "no reason given"
         return Draft(reason=f"the model finds no check: {why}", rule="llm")
+    missing = left_out(reply)
+    if missing:
+        return Draft(
+            reason="the model finds no complete check: its check leaves out " + "; ".join(missing),
+            rule="llm",
+        )
     reply = _points_of_fractions(reply)
     try:
         leaves = [_leaf(reply, quote), *(_part(part, quote) for part in reply.also)]
@@ -856,28 +994,42 @@ def check_from_llm(reply: LLMCheckDraft, quote: str) -> Draft:
     return Draft(check=check, rule="llm")
 
 
-def draft_messages(quote: str) -> list[Message]:
-    """The chat messages :func:`draft_check_llm` sends for ``quote`` (prompt
-    :data:`PROMPT_VERSION`); the reply must satisfy ``LLMCheckDraft.model_json_schema()``."""
-    system, user = load_prompt(PROMPT_VERSION).render(claim=quote)
+def draft_schema(prompt: str = PROMPT_VERSION) -> type[LLMCheckDraftV5]:
+    """The schema of the reply to drafting prompt ``prompt`` (:data:`PROMPT_SCHEMAS`)."""
+    try:
+        return PROMPT_SCHEMAS[prompt]
+    except KeyError:
+        known = ", ".join(PROMPT_SCHEMAS)
+        raise ValueError(f"unknown check-drafting prompt {prompt!r} (known: {known})") from None
+
+
+def draft_messages(quote: str, prompt: str = PROMPT_VERSION) -> list[Message]:
+    """The chat messages :func:`draft_check_llm` sends for ``quote`` (prompt ``prompt``, by
+    default :data:`PROMPT_VERSION`); the reply must satisfy ``draft_schema(prompt)``'s JSON
+    schema."""
+    draft_schema(prompt)
+    system, user = load_prompt(prompt).render(claim=quote)
     return [Message(role="system", content=system), Message(role="user", content=user)]
 
 
-def repair_messages(quote: str, reply: str, reason: str) -> list[Message]:
+def repair_messages(
+    quote: str, reply: str, reason: str, prompt: str = PROMPT_VERSION
+) -> list[Message]:
     """The one follow-up :func:`draft_check_llm` sends when code refuses the model's first
     answer ``reply`` (its raw text) for ``reason`` (code's reason, with what to change): the
     first request, the answer, and the prompt's ``## repair`` text with the reason."""
-    repair = load_prompt(PROMPT_VERSION).render_repair(reason=reason)
+    repair = load_prompt(prompt).render_repair(reason=reason)
     return [
-        *draft_messages(quote),
+        *draft_messages(quote, prompt),
         Message(role="assistant", content=reply),
         Message(role="user", content=repair),
     ]
 
 
-def _refused(draft: Draft, reply: LLMCheckDraft) -> bool:
-    """Whether code refused a model's answer (not "none", and no check came of it)."""
-    return draft.check is None and reply.relation != "none"
+def refused(draft: Draft, reply: LLMCheckDraftV5) -> bool:
+    """Whether code refused a model's answer: the model gave a check (not "none", and not one
+    it says leaves a result out) and no check came of it."""
+    return draft.check is None and reply.relation != "none" and not left_out(reply)
 
 
 def draft_check_llm(
@@ -887,29 +1039,30 @@ def draft_check_llm(
     claim_id: str = "",
     max_tokens: int | None = None,
     repair: bool = True,
+    prompt: str = PROMPT_VERSION,
 ) -> Draft:
     """A check drafted by the model behind ``client`` for ``quote``, validated by code.
     ``max_tokens``: the reply's budget, else the client's own (a capable model's v4 draft of a
     claim with several parts runs to ~800 tokens: a fifth of the recorded replies exceed 384;
-    the client doubles the budget once on a cut reply).
+    the client doubles the budget once on a cut reply). ``prompt``: the drafting prompt (an
+    older one replays its recorded answers; :data:`PROMPT_SCHEMAS`).
 
     With ``repair``, an answer code refuses (not a "none") is sent back once with code's reason
     (:func:`repair_messages`) and the second answer is validated the same way; the draft then
     has the rule :data:`REPAIRED_RULE`, whatever the second answer gave (a check, "none", or a
     second refusal, whose reason names the first one too)."""
-    messages = draft_messages(quote)
+    schema = draft_schema(prompt)
+    messages = draft_messages(quote, prompt)
     try:
-        result = client.complete(
-            messages, LLMCheckDraft, prompt_version=PROMPT_VERSION, max_tokens=max_tokens
-        )
+        result = client.complete(messages, schema, prompt_version=prompt, max_tokens=max_tokens)
     except LLMOutputError as exc:
         return Draft(reason=f"model reply is not a valid draft: {exc}", rule="llm")
     draft = check_from_llm(result.value, quote)
-    if repair and _refused(draft, result.value):
-        follow_up = repair_messages(quote, result.raw, draft.reason)
+    if repair and refused(draft, result.value):
+        follow_up = repair_messages(quote, result.raw, draft.reason, prompt)
         try:
             second = client.complete(
-                follow_up, LLMCheckDraft, prompt_version=PROMPT_VERSION, max_tokens=max_tokens
+                follow_up, schema, prompt_version=prompt, max_tokens=max_tokens
             )
         except LLMOutputError as exc:
             return Draft(
@@ -919,7 +1072,7 @@ def draft_check_llm(
             )
         again = check_from_llm(second.value, quote)
         reason = again.reason
-        if _refused(again, second.value):
+        if refused(again, second.value):
             first = "the same" if again.reason == draft.reason else f"first: {draft.reason}"
             reason = f"{again.reason} (after the repair round; {first})"
         draft = again.model_copy(update={"rule": REPAIRED_RULE, "reason": reason})
