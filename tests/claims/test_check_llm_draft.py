@@ -24,9 +24,12 @@ from openrepro.claims.checks import (
     grounding_problems,
 )
 from openrepro.claims.checks.llm_draft import (
+    PROMPT_SCHEMAS,
     PROMPT_VERSION,
     REPAIRED_RULE,
+    LLMCheckDraftV5,
     draft_messages,
+    draft_schema,
     model_may_draft,
     repair_messages,
 )
@@ -330,26 +333,44 @@ def test_the_fallback_drafts_a_rate_the_rules_settle(server: FakeOpenAI) -> None
     assert draft.check.rate.order is Order.Theta and draft.check.sweep == "k"
 
 
-# -- check-draft-v4 is frozen: recorded answers (bench/replay_llm.py) are keyed by this hash -------
+# -- the drafting prompts are frozen: recorded answers (bench/replay_llm.py) are keyed by hash ---
 
-#: request_sha256 of the v5 messages and schema for QUOTE, and of the repair round's four messages
-#: for REPAIRED_REPLY; a change of the prompt text (the repair section too), of the schema's
-#: fields, types or docstrings changes them: bump the prompt version (a new file) instead
-V5_REQUEST_SHA256 = "699d2e70035cf901a453cb17d3557e86ed5c96b85c854b8c84476a75eecaef9b"
-V5_REPAIR_SHA256 = "02a7de27b7de24cec1067a77c87a62393b222e8b412ee9f9c33a1db10b6f7082"
+#: request_sha256 of each prompt's messages and schema for QUOTE, and of the repair round's four
+#: messages for REPAIRED_REPLY; a change of the prompt text (the repair section too), of the
+#: schema's fields, types or docstrings changes them: bump the prompt version (a new file) instead
+FROZEN_REQUESTS = {
+    "check-draft-v5": (
+        "699d2e70035cf901a453cb17d3557e86ed5c96b85c854b8c84476a75eecaef9b",
+        "02a7de27b7de24cec1067a77c87a62393b222e8b412ee9f9c33a1db10b6f7082",
+    ),
+    "check-draft-v6": (
+        "5e5d39035781215632e68aa11ad28ae46defa8298788ad44b47ec979d9e07019",
+        "f913bcc44bf3b70c72370bec11ba7123cbc0d6afa29b8e3bb1355dffde18c591",
+    ),
+}
 REPAIRED_REPLY = '{"relation": "ratio", "subject": "apt", "baselines": ["lora"], "number": "9x"}'
 
 
-def test_the_v5_request_and_its_repair_are_frozen() -> None:
-    messages = draft_messages(QUOTE)
+@pytest.mark.parametrize("prompt", sorted(FROZEN_REQUESTS))
+def test_each_prompts_request_and_its_repair_are_frozen(prompt: str) -> None:
+    messages = draft_messages(QUOTE, prompt)
     assert [m.role for m in messages] == ["system", "user"]
-    schema = LLMCheckDraft.model_json_schema()
-    assert request_sha256(messages, schema) == V5_REQUEST_SHA256
-    repair = repair_messages(QUOTE, REPAIRED_REPLY, "constant 9 ('9x') is not stated")
+    schema = draft_schema(prompt).model_json_schema()
+    request, repaired = FROZEN_REQUESTS[prompt]
+    assert request_sha256(messages, schema) == request
+    repair = repair_messages(QUOTE, REPAIRED_REPLY, "constant 9 ('9x') is not stated", prompt)
     assert [m.role for m in repair] == ["system", "user", "assistant", "user"]
     assert repair[:2] == messages and repair[2].content == REPAIRED_REPLY
     assert "constant 9 ('9x') is not stated" in repair[3].content
-    assert request_sha256(repair, schema) == V5_REPAIR_SHA256
+    assert request_sha256(repair, schema) == repaired
+
+
+def test_every_known_prompt_is_frozen_and_an_unknown_one_is_refused() -> None:
+    assert set(PROMPT_SCHEMAS) == set(FROZEN_REQUESTS) and PROMPT_VERSION in PROMPT_SCHEMAS
+    assert "left_out" in draft_schema().model_json_schema()["properties"]
+    assert "left_out" not in draft_schema("check-draft-v5").model_json_schema()["properties"]
+    with pytest.raises(ValueError, match="unknown check-drafting prompt 'check-draft-v9'"):
+        draft_messages(QUOTE, "check-draft-v9")
 
 
 def test_the_v4_prompt_is_kept_and_has_no_repair_round() -> None:
@@ -1175,3 +1196,107 @@ def test_a_share_range_is_held_like_a_value() -> None:
     ends = (draft.check.constant.value, draft.check.upper.value)
     assert ends == (pytest.approx(0.999), pytest.approx(1.001))
     assert draft.check.tolerance.rel == 0.05
+
+
+# -- check-draft-v6: a complete check or none; what the claim's own numbers say -------------------
+
+
+def test_a_check_the_model_says_leaves_a_result_out_is_no_check_and_not_sent_back(
+    server: FakeOpenAI,
+) -> None:
+    """A partial check would count the whole claim reproduced when one part was: the model's
+    own "left_out" makes it no check, its abstention (no repair round), naming what is left."""
+    quote = "Zorp reaches 71.5% accuracy, and its gain peaks at k=40."
+    partial = {"relation": "equal", "subject": "zorp accuracy", "number": "71.5%",
+               "left_out": ["the peak at k=40"]}  # fmt: skip
+    draft = draft_check_llm(quote, _served(server, partial))
+    assert draft.check is None and draft.rule == "llm"
+    assert (
+        draft.reason == "the model finds no complete check: its check leaves out the peak at k=40"
+    )
+    assert len(server.chat_bodies()) == 1  # the model's abstention is not a refusal
+    whole = {**partial, "left_out": []}
+    assert check_from_llm(LLMCheckDraft.model_validate(whole), quote).check is not None
+    # v5's schema has no left_out: its replies are read as before
+    v5 = LLMCheckDraftV5.model_validate({k: v for k, v in partial.items() if k != "left_out"})
+    assert check_from_llm(v5, quote).check is not None
+
+
+def test_an_older_prompt_is_asked_with_its_own_messages_and_schema(server: FakeOpenAI) -> None:
+    reply = {"relation": "ratio", "subject": "apt", "baselines": ["lora"], "number": "8x"}
+    draft = draft_check_llm(QUOTE, _served(server, reply), prompt="check-draft-v5")
+    assert draft.check is not None, draft.reason
+    (body,) = server.chat_bodies()
+    assert body["messages"][0]["content"] == draft_messages(QUOTE, "check-draft-v5")[0].content
+    assert "left_out" not in json.dumps(body)
+
+
+@pytest.mark.parametrize(
+    ("quote", "number", "factor"),
+    [
+        ("Sieve runs two orders of magnitude faster than Blip on Quux.", "two orders of magnitude",
+         100.0),
+        ("Sieve runs two orders of magnitude faster than Blip on Quux.", "two", 100.0),
+        ("Sieve needs 3 orders of magnitude fewer samples than Blip.", "3", 1000.0),
+    ],
+)  # fmt: skip
+def test_a_count_of_orders_of_magnitude_is_a_factor_of_that_power_of_ten(
+    quote: str, number: str, factor: float
+) -> None:
+    check = _drafted(quote, relation="ratio", subject="blip_time", baselines=["sieve_time"],
+                     comparator="eq", number=number, direction="lower")  # fmt: skip
+    assert check.relation is Relation.ratio and check.comparator is Comparator.between
+    assert check.constant is not None and check.upper is not None
+    assert check.constant.value == pytest.approx(factor / 10**0.5)
+    assert check.upper.value == pytest.approx(factor * 10**0.5)
+    assert check.tolerance.rel == 0 and grounding_problems(check, quote) == []
+    at_least = _drafted(quote, relation="ratio", subject="blip_time", baselines=["sieve_time"],
+                        comparator="ge", number=number, direction="lower")  # fmt: skip
+    assert at_least.comparator is Comparator.ge and at_least.constant is not None
+    assert at_least.constant.value == pytest.approx(factor / 10**0.5)  # never 2 or 3
+
+
+@pytest.mark.parametrize(
+    ("quote", "number", "relative", "margin"),
+    [
+        ("Shuffling the columns lowers Zorp's score by only 0.02%.", "0.02%", False, 0.01),
+        ("The correlation of Zorp's error with depth is r = -0.05.", "-0.05", False, 0.01),
+        ("Zorp reaches 91.47% accuracy on Quux.", "91.47%", False, 0.05 * 91.47),
+        ("Zorp reaches 1,200 points on Quux.", "1,200", False, 0.05 * 1200),
+    ],
+)
+def test_a_value_is_held_at_least_to_its_last_written_decimal(
+    quote: str, number: str, relative: bool, margin: float
+) -> None:
+    """5 % of a value near zero is tighter than its rounding: "0.02%" would fail at 0.025."""
+    check = _drafted(quote, relation="equal", subject="x", number=number)
+    assert check.constant is not None
+    assert check.tolerance.margin(check.constant.value) == pytest.approx(margin)
+
+
+def test_a_difference_the_claims_own_values_contradict_takes_their_sign_or_is_left_out() -> None:
+    values = [
+        LLMCheckPart(relation="equal", subject="with_tuning", number="79.6"),
+        LLMCheckPart(relation="equal", subject="without_tuning", number="52.1"),
+    ]
+    # the values say which way: 79.6 - 52.1 is +27.5, whatever a cue word says
+    quote = "Tuning lifts accuracy from 52.1 to 79.6, a drop of 27.5 points in errors."
+    reply = LLMCheckDraft(relation="difference", subject="with_tuning",
+                          baselines=["without_tuning"], number="27.5", also=values)  # fmt: skip
+    draft = check_from_llm(reply, quote)
+    assert draft.check is not None, draft.reason
+    assert _diffs(draft.check) == [27.5]
+    # a claim whose numbers contradict each other: a faithful run would fail one part or another
+    contradictory = "Tuning lifts accuracy from 52.1 to 79.6, a 21.9-point gain."
+    reply = LLMCheckDraft(relation="difference", subject="with_tuning",
+                          baselines=["without_tuning"], number="21.9", also=values)  # fmt: skip
+    draft = check_from_llm(reply, contradictory)
+    assert draft.check is None
+    assert "contradict each other: with_tuning - without_tuning is 27.5" in draft.reason
+    assert "to fix: a claim whose numbers disagree cannot be checked" in draft.reason
+    # values that agree leave the difference as it is
+    agreeing = "Tuning lifts accuracy from 52.1 to 79.6, a 27.5-point gain."
+    reply = LLMCheckDraft(relation="difference", subject="with_tuning",
+                          baselines=["without_tuning"], number="27.5", also=values)  # fmt: skip
+    draft = check_from_llm(reply, agreeing)
+    assert draft.check is not None and _diffs(draft.check) == [27.5]

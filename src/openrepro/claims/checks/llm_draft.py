@@ -759,6 +759,8 @@ _FIXES: tuple[tuple[str, str], ...] = (
      "outside the for_all (name the setting in the quantity)"),
     ("is not an identity", "state the gap's decreasing trend over the swept variable, or a "
      "rate the claim writes, or answer 'none'"),
+    ("contradict each other", "a claim whose numbers disagree cannot be checked as written: "
+     "answer 'none'"),
 )  # fmt: skip
 
 
@@ -778,13 +780,13 @@ _HOLDS: dict[Comparator | None, Callable[[float, float], bool]] = {
 }
 
 
-def _agreeing(leaf: Check, values: dict[str, list[float]]) -> Check | None:
+def _agreeing(leaf: Check, values: dict[str, list[float]]) -> Check:
     """A difference part as the claim's own values of its two quantities, stated in other
     parts, have it: as it is where they agree with it; with its sign turned where they agree
     only with the opposite sign (the words' cue misread the direction: "from 0.411 to 0.358,
-    a 13% gain" in an error); None where they disagree with its number either way (a claim
-    whose numbers contradict each other: "52.1 -> 79.6, a 21.9-point gain"), so the values,
-    not the derived difference, are checked. Anything else is returned as it is."""
+    a 13% gain" in an error); a ValueError where they disagree with its number either way (a
+    claim whose numbers contradict each other: "52.1 -> 79.6, a 21.9-point gain": a faithful
+    run fails one part or the other). Anything else is returned as it is."""
     if (
         leaf.relation is not Relation.difference
         or leaf.constant is None
@@ -809,15 +811,18 @@ def _agreeing(leaf: Check, values: dict[str, list[float]]) -> Check | None:
                 "comparator": flipped,
             }
         )
-    return None
+    raise ValueError(
+        f"the claim's own values contradict each other: {leaf.subject} - {leaf.baselines[0]} "
+        f"is {implied:.4g} by the values it states, not {leaf.constant.text}"
+    )
 
 
 def _consistent(leaves: list[Check]) -> list[Check]:
     """The parts as the claim's own values, stated in other parts (``equal``, and the two ends
     of a ``change``), have them: a "comparable" they refute ("0.012, nearly matching 0.010":
     20 % apart, beyond the comparable's 5 %) is left out, never the values (those say how close
-    the claim means); a difference they contradict takes their sign, or is left out where its
-    number disagrees with them (:func:`_agreeing`)."""
+    the claim means); a difference they contradict takes their sign, and a claim whose
+    difference disagrees with them either way is refused (:func:`_agreeing`)."""
     values: dict[str, list[float]] = {}
     for leaf in leaves:
         if leaf.relation is Relation.equal and leaf.constant is not None and leaf.subject:
@@ -839,11 +844,7 @@ def _consistent(leaves: list[Check]) -> list[Check]:
             return False
         return abs(a[0] - b[0]) > leaf.tolerance.margin(max(abs(a[0]), abs(b[0])))
 
-    kept = [
-        agreed
-        for leaf in leaves
-        if not refuted(leaf) and (agreed := _agreeing(leaf, values)) is not None
-    ]
+    kept = [_agreeing(leaf, values) for leaf in leaves if not refuted(leaf)]
     return kept or leaves
 
 
