@@ -428,6 +428,9 @@ def test_the_gate_abstains_on_shapes_that_drop_or_misread_part_of_the_claim(
         ("reduces GFLOPs by 15.29%", "15.29", False),  # an amount of change: a result
         ("within 0.5 of each other", "0.5", False),  # a tolerance: a result
         ("achieves 91.2% accuracy", "91.2", False),
+        ("retains 66.6% TPR@5% under paraphrasing", "5%", True),  # a metric's cut-off (fresh10)
+        ("reaching 54.9 Acc@0.5 on AerialVG", "0.5", True),
+        ("reaching 54.9 Acc@0.5 on AerialVG", "54.9", False),
     ],
 )
 def test_one_setting_predicate(text: str, number: str, setting: bool) -> None:

@@ -649,6 +649,8 @@ def test_settings_enumerated_as_parts_or_averaged_are_not_a_dropped_quantifier()
     vague = "Zorp raises the score from 6% to at least 50%, and to over 70% on most models."
     check = _drafted(vague, relation="change", subject="score", number="6%", upper="50%")
     assert check.relation is Relation.change  # "over 70% on most models" checks nothing
+    most = "Zorp scores 30.28% on Quux, with most evaluated models failing to exceed 20%."
+    assert _drafted(most, relation="equal", subject="zorp", number="30.28%").constant
 
 
 def test_a_name_two_parts_compare_is_one_quantity_and_two_stated_values_are_two() -> None:
@@ -1300,3 +1302,18 @@ def test_a_difference_the_claims_own_values_contradict_takes_their_sign_or_is_le
                           baselines=["without_tuning"], number="27.5", also=values)  # fmt: skip
     draft = check_from_llm(reply, agreeing)
     assert draft.check is not None and _diffs(draft.check) == [27.5]
+
+
+def test_a_rate_written_as_a_product_of_powers_with_a_space_is_one_expression() -> None:
+    """ "K* proportional to N^(2/3) T^(1/3)": one product, each variable's own exponent (fresh10
+    refused it as "not one expression")."""
+    quote = "The optimal partition count K* grows proportional to N^(2/3) T^(1/3)."
+    part = {"relation": "rate", "subject": "k_star", "order": "Theta",
+            "exponent": "N^(2/3) T^(1/3)"}  # fmt: skip
+    check = _drafted(quote, **part, variable="N", sweep="N",
+                     also=[{**part, "variable": "T", "sweep": "T"}])  # fmt: skip
+    rates = [(n.rate.symbol, n.rate.exponent.value) for n in check.nodes() if n.rate]
+    assert rates == [("N", pytest.approx(2 / 3)), ("T", pytest.approx(1 / 3))]
+    assert grounding_problems(check, quote) == []
+    with pytest.raises(AssertionError, match="not one expression"):
+        _drafted(quote, **{**part, "exponent": "N^(2/3) + T^(1/3)"}, variable="N")

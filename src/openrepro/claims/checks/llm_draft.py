@@ -273,7 +273,10 @@ def _expression(text: str) -> PowerMention:
     """The one rate or power ``text`` writes ("O(1/T)", "1/k^2", "√T", "log T / T")."""
     mentions = find_powers(text)
     if len(mentions) > 1:
-        raise ValueError(f"rate exponent {text!r} is not one expression")
+        read = parse_power(text)  # "N^(2/3) T^(1/3)": a product of powers, written with a space
+        if read is None:
+            raise ValueError(f"rate exponent {text!r} is not one expression")
+        return PowerMention(text=text, powers=read[0], logs=read[1], end=len(text))
     if mentions:
         return mentions[0]
     read = parse_power(text)

@@ -244,6 +244,9 @@ _DERIVED = re.compile(
 _VAGUE_AFTER = re.compile(
     r"\s*(?:on|in|for|across|of)\s+(?:most|many|several|some|various)\b", re.IGNORECASE
 )
+#: a vague quantifier earlier in the number's clause: "with most evaluated LLMs failing to
+#: exceed 20%" says nothing of any one setting
+_VAGUE_BEFORE = re.compile(r"\b(?:most|many|several|various)\b[^,;.()]{0,60}$", re.IGNORECASE)
 
 
 def _unaccounted(text: str, check: Check) -> list[str]:
@@ -262,7 +265,7 @@ def _unaccounted(text: str, check: Check) -> list[str]:
         value = abs(m.value)
         if any(abs(value - u) <= 1e-6 * max(value, u, 1e-12) for u in used):
             continue
-        if _VAGUE_AFTER.match(text[m.end :]):
+        if _VAGUE_AFTER.match(text[m.end :]) or _VAGUE_BEFORE.search(text[: m.start]):
             continue  # "and to over 70% on most models": a vague quantifier checks nothing
         derived = (
             m.text.startswith(("+", "-", "\u2212"))

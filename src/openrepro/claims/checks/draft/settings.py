@@ -57,11 +57,12 @@ _SAMPLE_COUNT = re.compile(
 
 
 #: What stands just before a setting's number: "batch size of 64", "k = 5", "after 3 epochs",
-#: "within 100 steps", "with only 8", "a threshold of 0.95", "Figure 3", "± 0.2". An equals
-#: sign after a correlation's name ("r = 0.91", "rho = 0.8") reports a result, not a setting.
+#: "within 100 steps", "with only 8", "a threshold of 0.95", "Figure 3", "± 0.2", a metric's
+#: cut-off after "@" ("TPR@5%", "Acc@0.5", "pass@1"). An equals sign after a correlation's name
+#: ("r = 0.91", "rho = 0.8") reports a result, not a setting.
 _SETTING_BEFORE = re.compile(
     r"(?:batch sizes?(?: of)?|sizes? of|rate of|decay of|coefficient of|patch size|"
-    r"(?<!\b[rR])(?<!\b[rR]\s)(?<!rho)(?<!rho\s)(?<!\u03c1)(?<!\u03c1\s)\s?=|[$^]|equation|eqn\.?|section|figure|table|level|"
+    r"(?<!\b[rR])(?<!\b[rR]\s)(?<!rho)(?<!rho\s)(?<!\u03c1)(?<!\u03c1\s)\s?=|[$^@]|equation|eqn\.?|section|figure|table|level|"
     r"room|gamma|epsilon|lambda|budgets?(?: of)?|values of|\bk|\bK|first|after|"
     r"trained (?:on|with|for)|with(?: only)?|at(?: an?)?|threshold of|imbalance factor|"
     r"standard error of|\+-|\+/-|\u00b1|up to \$?\w+=?)\s*\(?\s*$",
