@@ -186,9 +186,9 @@ def agreement(
     first: dict[str, Draft],
     second: dict[str, Draft],
     cases: dict[str, DraftCase],
-) -> str:
+) -> tuple[str, list[str]]:
     """The two drafters' agreement on the claims both drafted, and the strict precision of the
-    checks they agree on."""
+    checks they agree on; and the claims whose checks agree (for a read-by-hand figure)."""
     both = [
         label.id
         for label in labels
@@ -201,12 +201,13 @@ def agreement(
         if equivalence_form(a) == equivalence_form(b):
             agreed.append(key)
     right = [k for k in agreed if _strict(cases[k])]
-    return (
+    line = (
         f"agreement: both drafted {len(both)}, equivalent {len(agreed)} "
         f"({len(agreed) / len(both):.1%} of both)"
         if both
         else "agreement: no claim drafted by both"
     ) + (f"; agreed checks strictly right {len(right)}/{len(agreed)}" if agreed else "")
+    return line, agreed
 
 
 def _strict(case: DraftCase) -> bool:
@@ -319,9 +320,10 @@ def main(argv: list[str] | None = None) -> int:
         for path in args.second:
             second.update(load_recording(path))
         _, other = run(labels, second, name=f"second/{args.half}", repair=True, prompt=prompt)
-        line = agreement(labels, drafts, other, {c.id: c for c in report.cases})
+        line, agreed = agreement(labels, drafts, other, {c.id: c for c in report.cases})
         print(f"  {line}")
         summary["agreement"] = line
+        summary["agreed"] = agreed
     if args.cases_out is not None:
         args.cases_out.write_text(
             cases_in_words(labels, report, recordings, prompt), encoding="utf-8"

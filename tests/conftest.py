@@ -136,7 +136,7 @@ def embedded_model_path() -> Path:
 def embedded_backend(embedded_model_path: Path) -> Iterator[EmbeddedBackend]:
     """One loaded model for the whole run, on one thread: llama.cpp's worker threads spin, and
     on a busy machine more threads than free cores can be 50x slower. The context is the
-    setting's default (8192): prompt check-draft-v6 with a claim is ~4,500 of the model's tokens."""
+    setting's default (8192): prompt check-draft-v7 with a claim is ~4,800 of the model's tokens."""
     loaded = EmbeddedBackend(embedded_model_path, context=8192, threads=1)
     yield loaded
     loaded.close()

@@ -50,7 +50,7 @@ def _recording(tmp_path: Path, dumped: list[dict[str, Any]], replies: list[Any])
 
 def test_the_dump_writes_the_exact_request_and_its_hash(tmp_path: Path) -> None:
     (line,) = _dump(tmp_path, [FASTER])
-    assert line["key"] == "zorp/0" and line["prompt_version"] == "check-draft-v6"
+    assert line["key"] == "zorp/0" and line["prompt_version"] == "check-draft-v7"
     assert line["user"].startswith(f"Claim: {FASTER}")
     assert line["schema"] == LLMCheckDraft.model_json_schema()
     assert len(line["request_sha256"]) == 64
@@ -157,8 +157,11 @@ def test_the_bench_runs_the_unchanged_drafter_on_the_recording(tmp_path: Path) -
     assert "## zorp/0" in words and "check [RQCD]: zorp_speed / blip_speed = 8" in words
     assert "check: none: model's draft is not grounded" in words
     # two drafters that agree on the one claim both drafted
-    line = checks_recorded.agreement(labels, drafts, drafts, {c.id: c for c in report.cases})
+    line, agreed = checks_recorded.agreement(
+        labels, drafts, drafts, {c.id: c for c in report.cases}
+    )
     assert "both drafted 1, equivalent 1" in line and "strictly right 1/1" in line
+    assert agreed == ["zorp/0"]
 
 
 def test_the_repair_round_is_dumped_recorded_and_replayed(tmp_path: Path) -> None:
