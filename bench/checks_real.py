@@ -33,7 +33,9 @@ characters 395,494 to 442,570 of the same file, none in an earlier split) was la
 the same way and committed before any drafter ran on it; ``fresh10`` (35 papers, 195 claims: every
 claim of the whole papers that follow the last ``fresh9`` paper, characters 442,570 to 490,285 of
 the same file, none in an earlier split) was labelled by hand the same way and committed before
-any drafter ran on it.
+any drafter ran on it; ``fresh11`` (31 papers, 171 claims: every claim of the whole papers that
+follow the last ``fresh10`` paper, characters 490,285 to 535,614 of the same file, none in an
+earlier split) was labelled by hand the same way and committed before any drafter ran on it.
 
 Fetch step (outside CI, once): download the claim list the labels name, e.g.
 
@@ -81,6 +83,7 @@ HALVES = [
     "fresh8",
     "fresh9",
     "fresh10",
+    "fresh11",
 ]
 
 
