@@ -1414,3 +1414,35 @@ def test_two_values_a_word_orders_need_the_ordering_where_their_tolerances_overl
     database = [{"relation": "equal", "subject": "database", "number": "77.9%"}]
     check = _drafted(listed, relation="equal", subject="backend", number="77.8%", also=database)
     assert check.relation is Relation.all_of
+
+
+def test_the_order_guard_reads_the_models_names_and_skips_a_word_that_orders_another_pair() -> None:
+    """fresh11: a difference relating the two values (whose names naming-apart suffixes) is an
+    order; a word with another number between the two values orders another pair."""
+    quote = "InsLen reaches 86.93% AUROC, outperforming the GLSIM baseline (83.24%) by 3.69 points."
+    check = _drafted(quote, relation="equal", subject="inslen_auroc", number="86.93%",
+                     also=[{"relation": "equal", "subject": "glsim_auroc", "number": "83.24%"},
+                           {"relation": "difference", "subject": "inslen_auroc",
+                            "baselines": ["glsim_auroc"], "number": "3.69"}])  # fmt: skip
+    assert check.relation is Relation.all_of and len(check.parts) == 3
+    third = ("Zorp-8B reaches 63.0% accuracy, a 17-point improvement over Blip, while Zorp-32B "
+             "reaches 65.3% accuracy.")  # fmt: skip
+    check = _drafted(third, relation="equal", subject="zorp_8b", number="63.0%",
+                     also=[{"relation": "equal", "subject": "zorp_32b", "number": "65.3%"},
+                           {"relation": "difference", "subject": "zorp_8b",
+                            "baselines": ["blip"], "number": "17"}])  # fmt: skip
+    assert check.relation is Relation.all_of
+
+
+@pytest.mark.parametrize(
+    ("quote", "number", "value"),
+    [
+        ("Zorp needs roughly a 50% smaller cache than Blip.", "roughly a 50%", 50.0),
+        ("Zorp costs $5.73 per task on Quux.", "$5.73", 5.73),
+    ],
+)
+def test_an_article_after_an_approximation_and_a_currency_sign_are_not_a_formula(
+    quote: str, number: str, value: float
+) -> None:
+    check = _drafted(quote, relation="equal", subject="x", number=number)
+    assert check.constant is not None and check.constant.value == value
