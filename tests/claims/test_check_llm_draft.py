@@ -1446,3 +1446,44 @@ def test_an_article_after_an_approximation_and_a_currency_sign_are_not_a_formula
 ) -> None:
     check = _drafted(quote, relation="equal", subject="x", number=number)
     assert check.constant is not None and check.constant.value == value
+
+
+# -- after the untouched fresh11 review (v7) ------------------------------------------------------
+
+
+def test_an_aggregate_inside_a_for_all_over_the_settings_it_aggregates_is_refused() -> None:
+    quote = ("Across five model scales, Sweet improves average Top-1 accuracy by +1.60% over "
+             "Wave, with per-scale gains from +0.42% up to +1.96%.")  # fmt: skip
+    per_scale = {"relation": "difference", "subject": "sweet_top1", "baselines": ["wave_top1"],
+                 "comparator": "between", "number": "0.42", "upper": "1.96"}  # fmt: skip
+    average = {"relation": "difference", "subject": "sweet_avg_top1",
+               "baselines": ["wave_avg_top1"], "number": "1.60"}  # fmt: skip
+    reason = _refused(quote, **per_scale, quantifier="for_all", over="model scale",
+                      count="five", also=[average])  # fmt: skip
+    assert "an aggregate 'sweet_avg_top1' inside a for_all" in reason and "to fix:" in reason
+    check = _drafted(quote, **average, also=[{**per_scale, "quantifier": "for_all",
+                                               "over": "model scale"}])  # fmt: skip
+    assert check.relation is Relation.all_of and check.parts[0].relation is Relation.difference
+
+
+def test_an_overhead_is_a_rise_and_a_difference_of_zero_is_comparable() -> None:
+    overhead = "The filter adds a 5.1% inference-time overhead while reducing the error rate."
+    check = _drafted(overhead, relation="difference", subject="time_with_filter",
+                     baselines=["time_without"], number="5.1%", relative=True,
+                     direction="lower")  # fmt: skip
+    assert _diffs(check) == [pytest.approx(0.051)]
+    zero = "Adding the planner yields zero net improvement over the reactive agent."
+    check = _drafted(zero, relation="difference", subject="planner_score",
+                     baselines=["reactive_score"], number="zero")  # fmt: skip
+    assert check.relation is Relation.comparable and check.tolerance.rel == 0.05
+
+
+def test_a_count_of_things_is_held_exactly_and_an_approximate_one_is_not() -> None:
+    quote = "The benchmark has 2,169 samples across 26 scenarios and 64K image pairs."
+    parts = [{"relation": "equal", "subject": "scenarios", "number": "26"},
+             {"relation": "equal", "subject": "pairs", "number": "64K"}]  # fmt: skip
+    check = _drafted(quote, relation="equal", subject="samples", number="2,169", also=parts)
+    assert [p.tolerance.rel for p in check.parts] == [0.0, 0.0, 0.05]
+    about = "The benchmark has about 2,169 samples."
+    assert _drafted(about, relation="equal", subject="samples",
+                    number="2,169").tolerance.rel == 0.05  # fmt: skip

@@ -1,6 +1,6 @@
 """Drafting checks with a language model, through a constrained schema validated by code.
 
-The model fills :class:`LLMCheckDraft` (prompt ``check-draft-v5``): the relation and every
+The model fills :class:`LLMCheckDraft` (prompt ``check-draft-v7``): the relation and every
 choice from an enum, quantity names as slugs, the numbers **as text copied from the claim**,
 further conjuncts in ``also`` ("X reaches 54.7% versus 41.0% for Y" is two equalities), or
 ``"relation": "none"`` with a reason where no measurement checks the claim. Theory and scaling
@@ -21,6 +21,11 @@ this is no check (``Draft(check=None, reason=...)``), never a guess; so is a rep
 valid JSON for the schema after the client's repair round, and a check that fails the rules'
 right-or-silent audit (:func:`openrepro.claims.checks.draft.audit_check`: a number the claim
 reports that the check does not use, a quantifier over settings dropped).
+
+**A complete check or none** (v6, v7): the reply lists in ``left_out`` the claim's results its
+check does not state; code takes no check of such an answer (:func:`left_out`), so a claim is
+never counted reproduced on a part of it. Older prompts replay with their own schema
+(:data:`PROMPT_SCHEMAS`, ``draft_check_llm(..., prompt=...)``).
 
 **The repair round** (v5): where code refuses the model's answer (not a "none"),
 :func:`draft_check_llm` sends it back once (:func:`repair_messages`: the first request, the
@@ -344,7 +349,7 @@ _CUE = re.compile(
     r"degrad\w*|declin\w*|fall\w*|fell|costs|hurts?|los(?:e|es|ing|t))|(?P<better>"
     r"outperform\w*|improv\w*|better|gains?|surpass\w*|beats?|exceed\w*|boost\w*|"
     r"speed-?ups?|faster)|(?P<up>increas\w*|higher|more|"
-    r"rais\w*|grow\w*|larger|worse|slower))\b",
+    r"rais\w*|grow\w*|larger|worse|slower|overheads?|slowdowns?))\b",
     re.IGNORECASE,
 )
 #: the words right after a number, up to the first punctuation: where the cue after it stands
@@ -462,6 +467,36 @@ def _exact(number: str, quote: str, subject: str) -> bool:
     hay = normalize_with_map(quote)[0]
     places = [m.start() for m in re.finditer(re.escape(mention.text), hay)]
     return bool(places) and not any(_INEXACT.search(hay[max(0, at - 24) : at]) for at in places)
+
+
+#: the things a count counts ("2,169 samples", "647 test cases", "26 scenarios")
+_COUNT_NOUN = re.compile(
+    r"\s+(?:[\w-]+\s+){0,2}?(?:samples|examples|tasks|pairs|videos|images|questions|"
+    r"instances|scenarios|test\s+cases|cases|problems|documents|cities|languages|categories|"
+    r"classes|queries|items|entries|papers|prompts|dialogues|conversations|clips|scenes|"
+    r"subjects|participants|annotations|repositories|functions|programs|benchmarks|datasets|"
+    r"models|domains|species|molecules|proteins|bugs|vulnerabilities|tokens)\b",
+    re.IGNORECASE,
+)
+
+
+def _exact_count(number: str, quote: str) -> bool:
+    """Whether ``number`` is a count of things the quote writes exactly ("2,169 samples", "26
+    scenarios"): an integer with no unit and no approximation before it, a plural count noun
+    within three words after it. A count is exact: 5 % let 2,169 samples be 2,061 (read by
+    hand, fresh10); "64K" or "about 2,000 samples" keep the tolerance."""
+    if not number.strip():
+        return False
+    mention = _one_number(number)
+    if mention.unit or "." in mention.text or mention.value < 2 or number[: mention.start].strip():
+        return False
+    hay = normalize_with_map(quote)[0]
+    at = _find_number(hay, mention.text)
+    return (
+        at >= 0
+        and _COUNT_NOUN.match(hay[at + len(mention.text) : at + len(mention.text) + 40]) is not None
+        and not _INEXACT.search(hay[max(0, at - 24) : at])
+    )
 
 
 #: a claim of an empirical convergence ("converges to the predicted equilibrium")
@@ -606,6 +641,14 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
         elif units == ("%", ""):
             upper = upper.model_copy(update={"value": upper.value / 100})
     comparator: Comparator | None = Comparator(comparator_text)
+    if (
+        relation is Relation.difference
+        and constant is not None
+        and constant.value == 0
+        and upper is None
+        and comparator is Comparator.eq
+    ):  # "zero net improvement": no relative tolerance holds around 0; the two are comparable
+        relation, constant = Relation.comparable, None
     if relation is Relation.difference and constant is not None:
         constant, upper, comparator = _reduction(
             quote, constant, upper, comparator, Direction(reply.direction)
@@ -640,7 +683,9 @@ def _leaf(reply: LLMCheckPart, quote: str) -> Check:
         and (constant.value == 0)
     ):  # "a divergence of 0.0": the value itself, held exactly
         relation = Relation.equal
-    exact = relation is Relation.equal and _exact(number, quote, subject)
+    exact = relation is Relation.equal and (
+        _exact(number, quote, subject) or _exact_count(number, quote)
+    )
     law = GrowthLaw(reply.law) if reply.law != "none" else None
     trend = Trend(reply.trend) if reply.trend != "none" else None
     description = subject.replace("_", " ")
@@ -845,6 +890,8 @@ _FIXES: tuple[tuple[str, str], ...] = (
      "rate the claim writes, or answer 'none'"),
     ("contradict each other", "a claim whose numbers disagree cannot be checked as written: "
      "answer 'none'"),
+    ("inside a for_all over", "state an average as a part of its own outside the for_all (a "
+     "part's own quantifier holds only that part; the draft's quantifier holds every part)"),
     ("from a gain", "a difference's subject is the method's value (accuracy_with_x) and its "
      "baseline the compared value (accuracy_without_x); the gain is its number"),
     ("do not enforce", "add an ordering part (the better quantity above the other, "
@@ -947,13 +994,20 @@ _SCOPED_AFTER = re.compile(
 )
 
 
+#: a quantity named as an aggregate over settings
+_AGGREGATE = re.compile(r"(?:^|_)(?:avg|average|mean|overall|aggregate)(?:_|$)")
+
+
 def _scope_problem(check: Check, quote: str) -> str:
     """Why a quantifier of ``check`` over settings claims a value the quote does not state for
     every setting, or "": a ``for_all`` of one value ("for every dataset: auroc = 0.951") holds
     for each setting only where the claim says so (all, each, both, across, or by naming two or
     more settings: "exact on A and on B") and does not scope the value to one setting
     ("0.951 (Quux)", "roughly 10^3 on Zorp"). A ``for_all`` of several parts (an ordering per
-    setting, and values named per setting) is left as it is."""
+    setting, and values named per setting) is left as it is, unless one of its quantities is
+    named an aggregate ("avg_top1_gain", "mean_accuracy"): an average over the settings is one
+    value, never one per setting (fresh11: "+1.60% on average across five scales" was held at
+    every scale)."""
     hay = normalize_with_map(quote)[0]
     # "on A and B" names the settings (a part's own for_all has no labels: the draft's do)
     named = any(len(n.labels) >= 2 for n in check.nodes() if n.relation is Relation.for_all)
@@ -961,6 +1015,13 @@ def _scope_problem(check: Check, quote: str) -> str:
         if node.relation is not Relation.for_all or node.inner is None:
             continue
         inner = node.inner
+        aggregate = next(
+            (q.name for n in inner.nodes() for q in n.quantities if _AGGREGATE.search(q.name)),
+            "",
+        )
+        if aggregate:
+            return (f"an aggregate {aggregate!r} inside a for_all over the settings it "
+                    "aggregates")  # fmt: skip
         if inner.relation is Relation.equal and inner.constant is not None:
             text = inner.constant.text.strip()
             if not _UNIVERSAL.search(hay) and not named:
