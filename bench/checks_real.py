@@ -35,7 +35,10 @@ claim of the whole papers that follow the last ``fresh9`` paper, characters 442,
 the same file, none in an earlier split) was labelled by hand the same way and committed before
 any drafter ran on it; ``fresh11`` (31 papers, 171 claims: every claim of the whole papers that
 follow the last ``fresh10`` paper, characters 490,285 to 535,614 of the same file, none in an
-earlier split) was labelled by hand the same way and committed before any drafter ran on it.
+earlier split) was labelled by hand the same way and committed before any drafter ran on it;
+``fresh12`` (33 papers, 178 claims: every claim of the whole papers that follow the last
+``fresh11`` paper, characters 535,614 to 580,277 of the same file, none in an earlier split) was
+labelled by hand the same way and committed before any drafter ran on it.
 
 Fetch step (outside CI, once): download the claim list the labels name, e.g.
 
@@ -84,6 +87,7 @@ HALVES = [
     "fresh9",
     "fresh10",
     "fresh11",
+    "fresh12",
 ]
 
 
