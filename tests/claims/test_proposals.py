@@ -142,6 +142,14 @@ def test_equivalent_forms_ignore_names_but_not_what_is_asserted() -> None:
     # the same ordering said with a comparator instead of a direction is the same assertion
     said = {**ordering, "direction": "none", "comparator": "lt"}
     assert equivalence_form(Check.from_json(said)) == equivalence_form(Check.from_json(ordering))
+    # an ordering's direction is its comparator; a value's direction decides nothing (the judge
+    # never reads it), so two drafts that differ only there accept the same evidence
+    higher = {**ordering, "direction": "higher"}
+    assert equivalence_form(Check.from_json(higher)) != equivalence_form(Check.from_json(ordering))
+    for direction in ("higher", "lower", "none"):
+        assert equivalence_form(Check.from_json({**GAP, "direction": direction})) == (
+            equivalence_form(base)
+        )
     # a sweep stated on the quantity (as the model's drafts do) or on the check is one sweep
     trend = {"relation": "trend", "subject": "gap", "quantities": [{"name": "gap"}],
              "trend": "decreasing", "sweep": "steps"}  # fmt: skip
