@@ -89,7 +89,7 @@ class Scale(BaseModel):
 _NUM = "[-+\u2212]?" r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 _UNIT = (
     "%|\u00d7|"
-    r"x\b|-?fold\b|pp\b|points?\b|ms\b|s\b|seconds?\b|minutes?\b|hours?\b|days?\b|"
+    r"x\b|-?fold\b|percentage[\s-]points?\b|pp\b|points?\b|ms\b|s\b|seconds?\b|minutes?\b|hours?\b|days?\b|"
     r"GB\b|MB\b|TB\b|[KMBT]\b|tokens?\b|steps?\b|epochs?\b|parameters?\b|params?\b"
 )
 # Not inside identifiers ("WikiText-103", "ViT-L/16", "top-1") nor compound adjectives
@@ -366,6 +366,12 @@ class _Reader:
             text = token
             if token in {"-", "+", "\u2212"}:
                 text = token.replace("\u2212", "-") + self.take()
+            nxt = self.t[self.i + 1] if self.i + 1 < len(self.t) else ""
+            if self.peek() == "/" and re.fullmatch(r"\d+", nxt) and "/" not in text:
+                # "K^-1/3", "T^2/3": a rate's exponent written as a bare fraction is that
+                # fraction (dividing by a constant changes no order); "n^2/d" stays n^2 / d
+                self.take()
+                text = f"{text}/{self.take()}"
         if not _FRACTION.fullmatch(text):
             raise _Unreadable(text)
         numerator, _, denominator = text.partition("/")
@@ -555,7 +561,7 @@ _ORDER = re.compile(
 _VAR = r"(?:[A-Za-z\u03b1-\u03c9](?:_\{\w+\}|_\w+)?)"
 _EXPONENT = (
     r"(?:\^\{\s*[-+\u2212]?\d+(?:\.\d+)?(?:/\d+)?\s*\}|\^\([-+\u2212]?\d+(?:\.\d+)?(?:/\d+)?\)"
-    rf"|\^[-+\u2212]?\d+(?:\.\d+)?|{_SUP_EXP})"
+    rf"|\^[-+\u2212]?\d+(?:/\d+(?![\d.]))?(?:\.\d+)?|{_SUP_EXP})"
 )
 _POWER = rf"(?:{_VAR}{_EXPONENT}|\\sqrt\{{\s*{_VAR}\s*\}}|\u221a\s?{_VAR})"
 _BARE_POWER = re.compile(

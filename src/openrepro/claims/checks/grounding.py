@@ -49,6 +49,7 @@ from openrepro.claims.values import (
     find_suffixed_numbers,
     in_formula,
     magnitude_range,
+    parse_power,
     slashed_labels,
 )
 from openrepro.errors import CheckError
@@ -67,7 +68,8 @@ def _close_exponent(a: float, b: float) -> bool:
 
 def _number_values(mention: NumberMention) -> list[float]:
     values = [mention.value, -mention.value]  # "drops by 5" may be written as -5
-    if mention.unit == "%":
+    # "8 percentage points" between values given as fractions of one is 0.08 too
+    if mention.unit in {"%", "pp", "percentage points", "percentage point", "percentage-points"}:
         values += [mention.value / 100, -mention.value / 100]
     return values
 
@@ -171,7 +173,22 @@ def _rate_grounded(constant: Constant, quote: str, symbol: str, *, log: bool) ->
     def values(mention: PowerMention) -> list[float | None]:
         return [mention.log_power(symbol) if log else mention.exponent(symbol)]
 
-    return _grounded(constant, quote, [(find_powers, values)])
+    if _grounded(constant, quote, [(find_powers, values)]):
+        return True
+    # the swept variable's factor copied whole out of a product the reader cannot read as one
+    # ("K^-2/3" of "O((ab)^-n K^-2/3)": a symbolic exponent on a constant factor): the factor
+    # as the quote writes it, read alone, with the same power of the symbol
+    text = normalize_with_map(constant.text)[0].strip()
+    if not text or text not in normalize_with_map(quote)[0]:
+        return False
+    read = parse_power(text)
+    if read is None:
+        return False
+    powers, logs = read
+    if symbol not in powers and symbol not in logs:
+        return False
+    found = logs.get(symbol, 0.0) if log else powers.get(symbol, 0.0)
+    return found is not None and math.isclose(found, constant.value, abs_tol=5e-4)
 
 
 def grounding_problems(check: Check, quote: str | None = None) -> list[str]:

@@ -23,7 +23,7 @@ _SETTING_AFTER = re.compile(
     r"components?|tasks?|batch|parameters?|params|layers?|bits?|-bit|rounds?|seeds?|repeats|"
     r"tokens?|examples|trajectories|episodes|predator|synthetic|measurements|policies|"
     r"representation|adapters?|datasets?|benchmark|models?|GB|[KMB]\b|mark|timestep|"
-    r"valid summary)",
+    r"valid summary|(?:[a-z-]+\s)?budgets?\b|(?:prediction|confidence|credible)\s+intervals?)",
     re.IGNORECASE,
 )
 
