@@ -51,7 +51,7 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from openrepro.claims.checks.draft import Draft, audit_check, draft_check
+from openrepro.claims.checks.draft import Draft, audit_check, draft_check, is_aggregate_name
 from openrepro.claims.checks.grounding import grounding_problems
 from openrepro.claims.checks.records import (
     APPROX_DIFF_REL_TOL,
@@ -1033,10 +1033,6 @@ _SCOPED_AFTER = re.compile(
 )
 
 
-#: a quantity named as an aggregate over settings
-_AGGREGATE = re.compile(r"(?:^|_)(?:avg|average|mean|overall|aggregate)(?:_|$)")
-
-
 def _scope_problem(check: Check, quote: str) -> str:
     """Why a quantifier of ``check`` over settings claims a value the quote does not state for
     every setting, or "": a ``for_all`` of one value ("for every dataset: auroc = 0.951") holds
@@ -1055,7 +1051,7 @@ def _scope_problem(check: Check, quote: str) -> str:
             continue
         inner = node.inner
         aggregate = next(
-            (q.name for n in inner.nodes() for q in n.quantities if _AGGREGATE.search(q.name)),
+            (q.name for n in inner.nodes() for q in n.quantities if is_aggregate_name(q.name)),
             "",
         )
         if aggregate:

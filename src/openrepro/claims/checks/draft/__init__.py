@@ -68,7 +68,7 @@ and :mod:`.rules` (the rules in order: :func:`draft_check`, :func:`draft_for_cla
 
 from __future__ import annotations
 
-from openrepro.claims.checks.draft.audit import audit_check
+from openrepro.claims.checks.draft.audit import audit_check, is_aggregate_name
 from openrepro.claims.checks.draft.clauses import Draft, direction_of
 from openrepro.claims.checks.draft.gate import confidence_gate
 from openrepro.claims.checks.draft.rules import draft_check, draft_for_claim
@@ -81,5 +81,6 @@ __all__ = [
     "direction_of",
     "draft_check",
     "draft_for_claim",
+    "is_aggregate_name",
     "is_setting",
 ]

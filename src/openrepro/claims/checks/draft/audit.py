@@ -19,7 +19,7 @@ from openrepro.claims.values import (
     find_numbers,
 )
 
-__all__ = ["audit_check"]
+__all__ = ["audit_check", "is_aggregate_name"]
 
 
 # -- right or silent --------------------------------------------------------------------------
@@ -145,10 +145,16 @@ def _abstain(text: str) -> str:
 _AGGREGATE = re.compile(r"(?:^|_)(?:average|avg|mean|overall|aggregate|pooled)(?:_|$)")
 
 
+def is_aggregate_name(name: str) -> bool:
+    """Whether a quantity's name says it is an aggregate over settings ("average_gain",
+    "avg_top1", "overall_score"): the one reading the audit and the model's reader share."""
+    return _AGGREGATE.search(name) is not None
+
+
 def _aggregate(check: Check) -> bool:
     """Whether the check reads a value over settings as their aggregate: a measured quantity
     the drafter named an average, a mean or an overall value ("average_gain")."""
-    return any(_AGGREGATE.search(node.subject or "") for node in check.nodes())
+    return any(is_aggregate_name(node.subject or "") for node in check.nodes())
 
 
 def _unlisted(text: str, check: Check) -> str:
